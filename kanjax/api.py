@@ -1,0 +1,178 @@
+"""The State/Env contract shared by every kanjax game (pgx conventions).
+
+Each game writes `_init`, `_step` and `_observe`; `Env.step` handles, once for all games,
+the three things every game must get right: a terminal state stays put (zero rewards), an
+illegal action makes the mover forfeit instead of corrupting the state, and the legal mask
+is all-True at terminal states.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Array = jax.Array
+
+
+def tree_where(pred: Array, on_true: Any, on_false: Any) -> Any:
+    """Leaf-wise `jnp.where(pred, a, b)` over two pytrees of the same structure."""
+    return jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+def register_state(cls: type) -> type:
+    """Make a frozen dataclass a pytree whose every field is data (an array)."""
+    fields = [f.name for f in dataclasses.fields(cls)]
+    return jax.tree_util.register_dataclass(cls, data_fields=fields, meta_fields=[])
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    """Fields every game state has; games subclass it with their own private `_fields`.
+
+    current_player: int8, the player (not seat) to act; -1 at terminal states.
+    legal_action_mask: bool[num_actions]; all True at terminal states.
+    rewards: float32[num_players], what this step paid; summed over a match = match scores.
+    terminated / truncated: bool; truncated means the step bound was hit.
+    illegal_action: bool, the match ended because the mover chose an illegal action.
+    step_count: int32, actions taken so far.
+    """
+
+    current_player: Array
+    legal_action_mask: Array
+    rewards: Array
+    terminated: Array
+    truncated: Array
+    illegal_action: Array
+    step_count: Array
+
+    def replace(self, **changes: Any) -> State:
+        return dataclasses.replace(self, **changes)
+
+
+class Env(abc.ABC):
+    """A game: pure, jittable `init`, `step` and `observe` over a static config."""
+
+    name: ClassVar[str]
+    num_players: int
+    num_actions: int
+    max_steps: int  # a match never takes more steps than this; reaching it truncates
+    stochastic_step: ClassVar[bool] = True  # whether `step` may deal cards (needs a key)
+    illegal_action_penalty: float = -1.0
+
+    # ---- the jittable API -------------------------------------------------------------
+    def init(self, key: Array) -> State:
+        """A new match, shuffled and dealt from `key`."""
+        return self._init(key)
+
+    def step(self, state: State, action: Array, key: Array | None = None) -> State:
+        """Apply `action` for `state.current_player`; `key` drives any chance in the step."""
+        if key is None:
+            if self.stochastic_step:
+                raise ValueError(
+                    f"{self.name}.step needs a PRNG key: new deals are shuffled inside step"
+                )
+            key = jax.random.PRNGKey(0)
+        action = jnp.asarray(action, jnp.int32)
+        in_range = (action >= 0) & (action < self.num_actions)
+        legal = in_range & state.legal_action_mask[jnp.clip(action, 0, self.num_actions - 1)]
+        done = state.terminated | state.truncated
+
+        moved = self._step(state, jnp.clip(action, 0, self.num_actions - 1), key)
+        moved = moved.replace(step_count=state.step_count + 1)
+        moved = moved.replace(truncated=moved.truncated | (~moved.terminated & (
+            moved.step_count >= self.max_steps)))
+        nxt = tree_where(legal, moved, self._forfeit(state))
+        nxt = tree_where(done, state.replace(rewards=jnp.zeros_like(state.rewards)), nxt)
+        end = nxt.terminated | nxt.truncated
+        return nxt.replace(
+            legal_action_mask=nxt.legal_action_mask | end,
+            current_player=jnp.where(end, jnp.int8(-1), nxt.current_player).astype(jnp.int8),
+        )
+
+    def observe(self, state: State, player: Array) -> Array:
+        """What `player` may know of `state`, as a fixed-shape array (never stored in State)."""
+        return self._observe(state, jnp.asarray(player, jnp.int32))
+
+    def deal_done(self, state: State) -> Array:
+        """True when the last step ended a deal (the boundary between deals)."""
+        return self._deal_done(state)
+
+    # ---- the checked Python path ------------------------------------------------------
+    def checked_step(self, state: State, action: int | str, key: Array | None = None) -> State:
+        """`step` for one (unbatched) state that raises ValueError on an illegal action."""
+        if bool(np.asarray(state.terminated | state.truncated)):
+            raise ValueError(f"{self.name}: the match is over; no action can be taken")
+        if isinstance(action, str):
+            action = self.action_from_name(action, state)
+        mask = np.asarray(state.legal_action_mask)
+        if not (0 <= int(action) < self.num_actions) or not mask[int(action)]:
+            legal = [self.action_name(int(a), state) for a in np.flatnonzero(mask)]
+            raise ValueError(
+                f"{self.name}: illegal action {action} ({self._safe_name(int(action), state)}) "
+                f"for player {int(state.current_player)}; legal: {', '.join(legal)}"
+            )
+        return self._jit_step(state, jnp.int32(action), key)
+
+    def legal_actions(self, state: State) -> list[int]:
+        """The legal action ids of one (unbatched) state."""
+        return [int(a) for a in np.flatnonzero(np.asarray(state.legal_action_mask))]
+
+    def _safe_name(self, action: int, state: State | None) -> str:
+        try:
+            return self.action_name(action, state)
+        except (ValueError, IndexError):
+            return "out of range"
+
+    @property
+    def _jit_step(self):
+        if "_jitted_step" not in self.__dict__:
+            self.__dict__["_jitted_step"] = jax.jit(self.step)
+        return self.__dict__["_jitted_step"]
+
+    def _forfeit(self, state: State) -> State:
+        """The mover chose an illegal action: the match ends, the mover pays the penalty and
+        the others share its opposite (zero-sum)."""
+        n = self.num_players
+        mover = jax.nn.one_hot(state.current_player, n, dtype=jnp.float32)
+        pen = jnp.float32(self.illegal_action_penalty)
+        rewards = mover * pen - (1.0 - mover) * pen / (n - 1)
+        return state.replace(
+            rewards=rewards,
+            terminated=jnp.bool_(True),
+            illegal_action=jnp.bool_(True),
+            step_count=state.step_count + 1,
+        )
+
+    # ---- what each game writes ---------------------------------------------------------
+    @abc.abstractmethod
+    def _init(self, key: Array) -> State: ...
+
+    @abc.abstractmethod
+    def _step(self, state: State, action: Array, key: Array) -> State: ...
+
+    @abc.abstractmethod
+    def _observe(self, state: State, player: Array) -> Array: ...
+
+    @abc.abstractmethod
+    def _deal_done(self, state: State) -> Array: ...
+
+    @abc.abstractmethod
+    def action_name(self, action: int, state: State | None = None) -> str:
+        """A person's name for `action`; with `state`, hand-relative actions name cards."""
+
+    @abc.abstractmethod
+    def action_from_name(self, name: str, state: State | None = None) -> int:
+        """The inverse of `action_name`; raises ValueError naming a bad name."""
+
+    @abc.abstractmethod
+    def from_deal(self, deal: str, key: Array | None = None) -> State:
+        """A state built from a deal string (explicit hands); see the game's docs."""
+
+    @property
+    @abc.abstractmethod
+    def observation_shape(self) -> tuple[int, ...]: ...

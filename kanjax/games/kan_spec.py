@@ -1,0 +1,186 @@
+"""Static facts of the Kan family (kan.md): variant config, card ids, action ids, outcomes.
+
+This module holds data only, no rules, so that the JAX engine (`kanjax.games.kan`) and the
+plain-Python reference (`kanjax.reference.gonin_kan`) can share it without sharing rule code.
+
+Card ids (kan.md §15): `c = 13*suit + (rank - 2)`, suits C=0 D=1 H=2 S=3, A = rank 14;
+JK = 52.
+
+Action ids (one action space for the whole family, NUM_ACTIONS = 228):
+
+| ids      | action                                                                 |
+|----------|------------------------------------------------------------------------|
+| 0..52    | play card c (52: play JK when *not* leading)                           |
+| 53..56   | lead JK naming suit C, D, H, S (KAN-26)                                |
+| 57, 58   | IKU, KOI (KAN-21)                                                      |
+| 59, 60   | STOP, JUUROKU (KAN-31; JUUROKU is also GYAKU_JUUROKU)                  |
+| 61..64   | name trump C, D, H, S (KAN-39)                                         |
+| 65..220  | signal (KAN-38), by *hand index*: the position of a card in the        |
+|          | shower's hand sorted by card id (0..9). F1 65..109: unordered pairs    |
+|          | (i<j) in lexicographic order; F2 110..199: ordered (a, b), a != b,     |
+|          | lexicographic in (a, b); F3 200..209: card a twice; F4 210..219: card  |
+|          | a once; F5 220: nothing shown                                          |
+| 221, 222 | Shippo-Jo CALL, NO_CALL (KAN-71)                                       |
+| 223, 224 | KAN, PASS (Gambari bidding, KAN-65)                                    |
+| 225..227 | Yonin contract NONE, SKUNK, ALL16 (KAN-56)                             |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+# ---- cards (KAN-1..KAN-4, §15) -----------------------------------------------------------
+SUITS = "CDHS"  # suit index order of Kan card ids (tokens: kanjax.cards.deck)
+JK = 52
+NUM_CARDS = 53
+HAND_SIZE = 10
+NUM_TRICKS = 10
+POINT_CARDS = tuple(c for c in range(52) if c % 13 >= 9)  # A, K, Q, J of each suit
+
+
+# ---- actions -----------------------------------------------------------------------------
+PLAY = 0  # + card id
+LEAD_JK = 53  # + suit
+IKU, KOI = 57, 58
+STOP, JUUROKU = 59, 60
+TRUMP = 61  # + suit
+SIGNAL = 65
+SIGNAL_F1 = 65
+SIGNAL_F2 = 110
+SIGNAL_F3 = 200
+SIGNAL_F4 = 210
+SIGNAL_F5 = 220
+NUM_SIGNALS = 156
+SHIPPO_CALL, SHIPPO_NO_CALL = 221, 222
+KAN_BID, PASS_BID = 223, 224
+CONTRACT_NONE, CONTRACT_SKUNK, CONTRACT_ALL16 = 225, 226, 227
+NUM_ACTIONS = 228
+
+# Signal forms (KAN-38) and what the opponents see of them.
+F1, F2, F3, F4, F5 = 1, 2, 3, 4, 5
+F1_PAIRS = tuple(itertools.combinations(range(HAND_SIZE), 2))  # 45
+F2_PAIRS = tuple(itertools.permutations(range(HAND_SIZE), 2))  # 90
+
+
+def decode_signal(action: int) -> tuple[int, tuple[int, ...]]:
+    """Signal action -> (form, hand indices shown, in order shown)."""
+    k = action - SIGNAL
+    if not 0 <= k < NUM_SIGNALS:
+        raise ValueError(f"action {action} is not a signal")
+    if action < SIGNAL_F2:
+        return F1, F1_PAIRS[action - SIGNAL_F1]
+    if action < SIGNAL_F3:
+        return F2, F2_PAIRS[action - SIGNAL_F2]
+    if action < SIGNAL_F4:
+        return F3, (action - SIGNAL_F3,) * 2
+    if action < SIGNAL_F5:
+        return F4, (action - SIGNAL_F4,)
+    return F5, ()
+
+
+def encode_signal(form: int, shown: tuple[int, ...]) -> int:
+    """(form, hand indices) -> signal action; inverse of `decode_signal`."""
+    if form == F1:
+        return SIGNAL_F1 + F1_PAIRS.index(tuple(sorted(shown)))
+    if form == F2:
+        return SIGNAL_F2 + F2_PAIRS.index(tuple(shown))
+    if form == F3:
+        return SIGNAL_F3 + shown[0]
+    if form == F4:
+        return SIGNAL_F4 + shown[0]
+    if form == F5:
+        return SIGNAL_F5
+    raise ValueError(f"bad signal form {form}")
+
+
+# ---- deal outcomes (KAN-31..KAN-34) --------------------------------------------------------
+NORMAL_WIN, NORMAL_LOSS = 0, 1
+SUKONKU, GYAKU_SUKONKU = 2, 3
+JUUROKU_OK, JUUROKU_FAIL = 4, 5
+GYAKU_JUUROKU_OK, GYAKU_JUUROKU_FAIL = 6, 7
+SHIPPO_VOID = 8  # KAN-71 CALL: the deal is void and redealt
+OUTCOME_NAMES = (
+    "NORMAL_WIN", "NORMAL_LOSS", "SUKONKU", "GYAKU_SUKONKU", "JUUROKU_OK", "JUUROKU_FAIL",
+    "GYAKU_JUUROKU_OK", "GYAKU_JUUROKU_FAIL", "SHIPPO_VOID",
+)
+KANKEI_WINS = (NORMAL_WIN, SUKONKU, JUUROKU_OK, GYAKU_JUUROKU_FAIL)  # KAN-34
+
+
+# ---- config (KAN-69..KAN-79) -----------------------------------------------------------------
+GAME_VARIANT = {"gonin_kan": "gonin", "yonin_kan": "yonin", "gambari_kan": "gambari"}
+COMMON_FLAGS = ("n_rounds", "first_dealer_seat", "clockwise", "illegal_action_penalty")
+VARIANT_FLAGS = {
+    "gonin": COMMON_FLAGS + (
+        "players", "scoring", "gyaku_juuroku_fail_doubling", "nijuu_kan_redeal", "shippo_jo",
+        "tournament_signals",
+    ),
+    "yonin": COMMON_FLAGS + (
+        "gyaku_juuroku_fail_doubling", "yonin_removed_five", "yonin_joker_trick1_contract",
+        "yonin_contract_round_override",
+    ),
+    "gambari": COMMON_FLAGS + ("gambari_scoring", "gambari_min_target"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class KanConfig:
+    """Static, hashable variant config; every flag of kan.md §13 with the rules' default."""
+
+    variant: str = "gonin"
+    players: int = 5
+    n_rounds: int = 10
+    first_dealer_seat: int = 0
+    scoring: str = "standard"
+    gyaku_juuroku_fail_doubling: bool = True
+    nijuu_kan_redeal: bool = False
+    shippo_jo: bool = False
+    clockwise: bool = False
+    tournament_signals: bool = False
+    yonin_removed_five: str = "S"
+    yonin_joker_trick1_contract: str = "lead"
+    yonin_contract_round_override: bool = True
+    gambari_scoring: str = "per_opponent"
+    gambari_min_target: int = 1
+    illegal_action_penalty: float = -1.0
+
+    def __post_init__(self) -> None:
+        choices = {
+            "variant": ("gonin", "yonin", "gambari"),
+            "scoring": ("standard", "zero_sum_5p"),
+            "yonin_removed_five": ("S", "C"),
+            "yonin_joker_trick1_contract": ("lead", "any"),
+            "gambari_scoring": ("per_opponent", "flat"),
+        }
+        for flag, allowed in choices.items():
+            if getattr(self, flag) not in allowed:
+                raise ValueError(f"{flag}={getattr(self, flag)!r}: must be one of {allowed}")
+        seats = {"gonin": (5, 6), "yonin": (4,), "gambari": (3,)}[self.variant]
+        if self.players not in seats:
+            raise ValueError(f"players={self.players}: {self.variant} is for {seats} players")
+        if self.scoring == "zero_sum_5p" and (self.variant, self.players) != ("gonin", 5):
+            raise ValueError("scoring='zero_sum_5p' is valid only for 5-player Gonin Kan (KAN-74)")
+        if not 1 <= self.n_rounds <= 1000:
+            raise ValueError(f"n_rounds={self.n_rounds}: must be 1..1000")
+        if not 0 <= self.first_dealer_seat < self.players:
+            raise ValueError(f"first_dealer_seat={self.first_dealer_seat}: must be a seat")
+        if not 1 <= self.gambari_min_target <= 9:
+            raise ValueError(f"gambari_min_target={self.gambari_min_target}: must be 1..9")
+
+    @classmethod
+    def for_game(cls, game: str, **flags) -> KanConfig:
+        """Config for `gonin_kan` / `yonin_kan` / `gambari_kan`; rejects flags of other games."""
+        variant = GAME_VARIANT[game]
+        allowed = VARIANT_FLAGS[variant]
+        for flag in flags:
+            if flag not in allowed:
+                raise ValueError(
+                    f"unknown config key {flag!r} for {game}; valid keys: {', '.join(allowed)}"
+                )
+        players = {"gonin": 5, "yonin": 4, "gambari": 3}[variant]
+        return cls(variant=variant, **{"players": players, **flags})
+
+    @property
+    def active_players(self) -> int:
+        """Players who hold cards and act: 5 in 6-player Gonin (the dealer sits out)."""
+        return 5 if self.variant == "gonin" else self.players
