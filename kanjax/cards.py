@@ -57,7 +57,8 @@ class Deck:
         try:
             return self._by_token[token]
         except KeyError:
-            raise CardError(f"bad card token {token!r}: not a card of the {self.name} deck") from None
+            msg = f"bad card token {token!r}: not a card of the {self.name} deck"
+            raise CardError(msg) from None
 
     def token(self, card: int) -> str:
         if not 0 <= card < len(self.tokens) or self.tokens[card] is None:
@@ -73,6 +74,11 @@ class Deck:
                 cards.append(self.card(tok))
             except CardError as err:
                 raise CardError(f"{err} (at character {offset + pos})") from None
+            if cards.count(cards[-1]) > self.copies:
+                raise CardError(
+                    f"card token {tok!r} at character {offset + pos}: more than {self.copies} "
+                    f"in one hand of the {self.name} deck"
+                )
         return tuple(cards)
 
     def format_hand(self, cards) -> str:
@@ -138,10 +144,16 @@ DECKS = {
 }
 
 
+YONIN_REMOVED_FIVES = ("S", "C")  # KAN-49, KAN-76
+
+
 def deck(game: str, **flags) -> Deck:
     """The deck of `game` (a `kanjax.games()` name); Yonin takes `yonin_removed_five`."""
-    if game == "yonin_kan" and flags.get("yonin_removed_five", "S") == "C":
-        return DECKS["yonin_kan_5c"]
+    if game == "yonin_kan":
+        five = flags.get("yonin_removed_five", "S")
+        if five not in YONIN_REMOVED_FIVES:
+            raise CardError(f"bad yonin_removed_five {five!r}: want 'S' or 'C' (KAN-49)")
+        return DECKS["yonin_kan_5c" if five == "C" else "yonin_kan"]
     try:
         return DECKS[game]
     except KeyError:
@@ -169,15 +181,21 @@ def parse_deal(text: str, **deck_flags) -> Deal:
     """Parse `game key=value ... | hand | hand ... | name: cards`."""
     parts = text.split("|")
     head = parts[0]
-    words = head.split()
+    words = list(_tokens_with_positions(head))
     if not words:
         raise CardError("empty deal string: it must start with the game name")
-    game = words[0]
+    game_pos, game = words[0]
+    if game not in DECKS:
+        raise CardError(
+            f"no deck for game {game!r} at character {game_pos}; games: {', '.join(DECKS)}"
+        )
     fields = []
-    for pos, word in list(_tokens_with_positions(head))[1:]:
+    for pos, word in words[1:]:
         key, eq, value = word.partition("=")
         if not eq or not key or not value:
             raise CardError(f"bad deal header field {word!r} at character {pos}: want key=value")
+        if key == "yonin_removed_five" and value not in YONIN_REMOVED_FIVES:
+            raise CardError(f"bad deal header field {word!r} at character {pos}: want S or C")
         fields.append((key, value))
     flags = {k: v for k, v in fields if k == "yonin_removed_five"} | deck_flags
     the_deck = deck(game, **flags)
@@ -186,6 +204,10 @@ def parse_deal(text: str, **deck_flags) -> Deal:
     for part in parts[1:]:
         name, colon, cards = part.partition(":")
         if colon:
+            if len(name.split()) != 1:
+                pos = offset + len(name) - len(name.lstrip())
+                msg = f"bad section name {name.strip()!r} at character {pos}: want one word"
+                raise CardError(msg)
             sections.append((name.strip(), the_deck.parse_hand(cards, offset + len(name) + 1)))
         else:
             if sections:

@@ -1,0 +1,221 @@
+"""`kanjax bench` and `kanjax simulate`: throughput of random play, measured, never asserted.
+
+Throughput is counted in deals (and card plays) per CPU-second of this process (all XLA
+threads together), so a figure compares fairly with a single-threaded C++ baseline measured
+in the same run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import kanjax
+from kanjax.api import Env
+from kanjax.bots import uniform_random
+from kanjax.games import kan_spec as ks
+from kanjax.rollout import game_key, make_rollout, play_step
+
+CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)
+
+
+class Clock:
+    """Wall and CPU seconds of a block."""
+
+    def __enter__(self):
+        self.wall0, self.cpu0 = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self.wall0
+        self.cpu = time.process_time() - self.cpu0
+
+
+def _scan_fn(env: Env, steps: int) -> Callable:
+    """A jitted `(states, gkeys, epoch) -> (states, deals, plays)`: restart finished games, then
+    play `steps` random steps in every game, counting finished deals and card plays."""
+    seating = jnp.zeros((env.num_players,), jnp.int32)
+
+    def one(state, gkey, epoch):
+        fresh = env.init(jax.random.fold_in(gkey, epoch))
+        state = jax.tree.map(
+            lambda a, b: jnp.where(state.terminated | state.truncated, a, b), fresh, state
+        )
+
+        def body(carry, _):
+            s, deals, plays = carry
+            nxt, action = play_step(env, (uniform_random,), s, gkey, seating)
+            moved = ~(s.terminated | s.truncated)
+            played = moved & (action < CARD_ACTIONS)
+            return (nxt, deals + (env.deal_done(nxt) & moved), plays + played), None
+
+        (state, deals, plays), _ = jax.lax.scan(
+            body, (state, jnp.int32(0), jnp.int32(0)), None, length=steps
+        )
+        return state, deals, plays
+
+    return jax.jit(jax.vmap(one, in_axes=(0, 0, None)))
+
+
+def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0) -> dict:
+    """Compile time and random-play throughput of `env` at one batch size."""
+    key = jax.random.PRNGKey(batch)
+    gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
+    init = jax.jit(jax.vmap(env.init))
+    states = init(gkeys)
+    fn = _scan_fn(env, steps)
+    with Clock() as compile_clock:
+        compiled = fn.lower(states, gkeys, jnp.int32(0)).compile()
+    states, _, _ = compiled(states, gkeys, jnp.int32(0))  # warm-up
+    jax.block_until_ready(states)
+    deals = plays = calls = 0
+    with Clock() as clock:
+        while True:
+            calls += 1
+            states, d, p = compiled(states, gkeys, jnp.int32(calls))
+            deals += int(d.sum())
+            plays += int(p.sum())
+            if time.perf_counter() - clock.wall0 >= min_seconds:
+                break
+    total_steps = calls * steps * batch
+    return {
+        "engine": "kanjax",
+        "game": env.name,
+        "batch": batch,
+        "compile_seconds": round(compile_clock.wall, 2),
+        "steps": total_steps,
+        "deals": deals,
+        "wall_seconds": round(clock.wall, 3),
+        "cpu_seconds": round(clock.cpu, 3),
+        "steps_per_second": round(total_steps / clock.wall),
+        "deals_per_second": round(deals / clock.wall, 1),
+        "deals_per_cpu_second": round(deals / clock.cpu, 1),
+        "card_plays_per_cpu_second": round(plays / clock.cpu),
+    }
+
+
+def bench(
+    game: str,
+    batches: tuple[int, ...] = (1, 64, 1024, 4096),
+    min_seconds: float = 2.0,
+    baseline: bool = True,
+    **flags,
+) -> dict:
+    """Rows for each batch size, the OpenSpiel baseline (when installed) and the ratio."""
+    env = kanjax.make(game, **flags)
+    rows = [bench_batch(env, b, min_seconds=min_seconds) for b in batches]
+    best = max(rows, key=lambda r: r["deals_per_cpu_second"])
+    result = {"game": game, "flags": flags, "device": jax.devices()[0].platform, "rows": rows}
+    if baseline:
+        from kanjax.baselines import openspiel_random_play
+
+        base = openspiel_random_play(min_seconds=min_seconds)
+        result["baseline"] = base
+        if base:
+            result["ratio_vs_baseline"] = round(
+                best["deals_per_cpu_second"] / base["games_per_cpu_second"], 3
+            )
+    return result
+
+
+def format_bench(result: dict) -> str:
+    head = (f"{'batch':>6} {'compile s':>9} {'steps/s':>10} {'deals/s':>9} "
+            f"{'deals/CPU-s':>11} {'plays/CPU-s':>11}")
+    lines = [f"kanjax bench {result['game']} on {result['device']}", head]
+    for r in result["rows"]:
+        lines.append(
+            f"{r['batch']:>6} {r['compile_seconds']:>9.2f} {r['steps_per_second']:>10} "
+            f"{r['deals_per_second']:>9} {r['deals_per_cpu_second']:>11} "
+            f"{r['card_plays_per_cpu_second']:>11}"
+        )
+    base = result.get("baseline")
+    if base:
+        lines.append(f"baseline: OpenSpiel C++ {base['game']}: "
+                     f"{base['games_per_cpu_second']:.0f} deals/CPU-s")
+        lines.append(f"ratio (best kanjax batch / baseline, deals per CPU-second): "
+                     f"{result['ratio_vs_baseline']:.2f}x")
+    elif "baseline" in result:
+        lines.append("baseline: OpenSpiel not installed (pip install -e '.[bench]')")
+    return "\n".join(lines)
+
+
+# ---- simulate ----------------------------------------------------------------------------
+def _kan_deal_stats(before, after):
+    """int32[outcomes, 3]: one count at (outcome, deal number) when this step ended a deal."""
+    from kanjax.games.kan import summary
+
+    s0, s1 = summary(before), summary(after)
+    ended = s1["deal_done"] & (after.step_count != before.step_count)
+    onehot = (jnp.arange(len(ks.OUTCOME_NAMES))[:, None] == s1["last_outcome"]) & (
+        jnp.arange(1, 4)[None, :] == s0["deal"]
+    )
+    return (onehot & ended).astype(jnp.int32)
+
+
+def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
+    """Play `games` random matches in batches; throughput and how deals end."""
+    env = kanjax.make(game, **flags)
+    run = make_rollout(env, uniform_random, stats_fn=_kan_deal_stats)
+    batch = min(batch, games)
+    seating = jnp.zeros((batch, env.num_players), jnp.int32)
+    key = jax.random.PRNGKey(seed)
+    with Clock() as compile_clock:
+        run = run.lower(key, seating).compile()
+    counts = np.zeros((len(ks.OUTCOME_NAMES), 3), np.int64)
+    steps = played = truncated = 0
+    returns = []
+    with Clock() as clock:
+        for b in range(-(-games // batch)):
+            out = run(jax.random.fold_in(key, b), seating)
+            take = min(batch, games - played)
+            counts += np.asarray(out.stats)
+            steps += int(np.asarray(out.steps)[:take].sum())
+            truncated += int(np.asarray(out.state.truncated)[:take].sum())
+            returns.append(np.asarray(out.returns)[:take])
+            played += take
+    returns = np.concatenate(returns)
+    decided = counts[: ks.SHIPPO_VOID].sum()
+    kankei_wins = counts[list(ks.KANKEI_WINS)].sum()
+    return {
+        "game": game,
+        "flags": flags,
+        "games": played,
+        "batch": batch,
+        "seed": seed,
+        "compile_seconds": round(compile_clock.wall, 2),
+        "wall_seconds": round(clock.wall, 3),
+        "games_per_second": round(played / clock.wall, 1),
+        "steps_per_second": round(steps / clock.wall),
+        "truncated": truncated,
+        "deals": int(counts.sum()),
+        "kankei_deal_win_rate": round(float(kankei_wins / max(decided, 1)), 4),
+        "kankei_win_rate_by_deal": [
+            round(float(counts[list(ks.KANKEI_WINS), d].sum() / max(counts[:8, d].sum(), 1)), 4)
+            for d in range(3)
+        ],
+        "outcomes": {
+            name: counts[i].tolist() for i, name in enumerate(ks.OUTCOME_NAMES) if counts[i].any()
+        },
+        "mean_abs_match_score": round(float(np.abs(returns).mean()), 3),
+    }
+
+
+def format_simulate(r: dict) -> str:
+    lines = [
+        f"kanjax simulate {r['game']}: {r['games']} random matches (batch {r['batch']}, "
+        f"seed {r['seed']})",
+        f"  compile {r['compile_seconds']} s; {r['games_per_second']} games/s, "
+        f"{r['steps_per_second']} steps/s ({r['wall_seconds']} s)",
+        f"  deals: {r['deals']}; kankei win {r['kankei_deal_win_rate']:.1%} "
+        f"(deal 1/2/3: " + " / ".join(f"{x:.1%}" for x in r["kankei_win_rate_by_deal"]) + ")",
+        "  how deals end (deal 1 / 2 / 3):",
+    ]
+    for name, per_deal in r["outcomes"].items():
+        lines.append(f"    {name:<20} " + " / ".join(f"{n:>7}" for n in per_deal))
+    if r["truncated"]:
+        lines.append(f"  truncated matches: {r['truncated']}")
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""The `kanjax` command: simulate, bench, play, replay, show."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _flag_value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _flags(pairs: list[str]) -> dict:
+    """`--set key=value` pairs -> variant flags."""
+    flags = {}
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bad --set {pair!r}: want key=value (e.g. --set players=6)")
+        flags[key] = _flag_value(value)
+    return flags
+
+
+def _cmd_simulate(args) -> None:
+    from kanjax.bench import format_simulate, simulate
+
+    result = simulate(args.game, args.games, args.batch, args.seed, **_flags(args.set))
+    print(json.dumps(result) if args.json else format_simulate(result))
+
+
+def _cmd_bench(args) -> None:
+    from kanjax.bench import bench, format_bench
+
+    batches = tuple(int(b) for b in args.batches.split(","))
+    result = bench(args.game, batches, args.seconds, not args.no_baseline, **_flags(args.set))
+    if not args.json:
+        print(format_bench(result))
+    print(json.dumps(result))
+
+
+def _cmd_play(args) -> None:
+    from kanjax import records
+
+    record = records.play_record(args.game, _flags(args.set), args.seed, start=args.deal)
+    records.save(record, args.out)
+    print(f"{args.out}: {len(record['actions'])} actions, scores {record['scores']}")
+
+
+def _cmd_replay(args) -> None:
+    from kanjax import records
+
+    result = records.replay(records.load(args.file))
+    if result.ok:
+        print(f"{args.file}: OK, {result.steps} steps replayed, every step agrees")
+    else:
+        print(f"{args.file}: DISAGREES after {result.steps} steps: {result.error}")
+        sys.exit(1)
+
+
+def _cmd_show(args) -> None:
+    import jax
+
+    import kanjax
+    from kanjax import records
+    from kanjax.cards import parse_deal
+    from kanjax.render import show
+
+    target = args.target
+    if Path(target).is_file():
+        record = records.load(target)
+        m = records.Match(record["game"], record.get("flags", {}), record["seed"],
+                           record.get("start"))
+        for name in record["actions"][: args.step]:
+            m.step(m.env.action_from_name(name, m.state))
+        print(show(m.env, m.state))
+        return
+    deal = parse_deal(target)
+    flags = _flags(args.set)
+    if deal.field("players"):
+        flags.setdefault("players", int(deal.field("players")))
+    env = kanjax.make(deal.game, **flags)
+    print(show(env, env.from_deal(target, jax.random.PRNGKey(args.seed))))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="kanjax", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def game_cmd(name: str, help: str):
+        p = sub.add_parser(name, help=help)
+        p.add_argument("game", help="a game name (see `kanjax games`)")
+        p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                       help="a variant flag, e.g. --set players=6 (repeatable)")
+        return p
+
+    p = game_cmd("simulate", "play random matches; print throughput and how deals end")
+    p.add_argument("--games", type=int, default=1024)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print JSON only")
+    p.set_defaults(fn=_cmd_simulate)
+
+    p = game_cmd("bench", "compile time and throughput at several batch sizes (+ baseline)")
+    p.add_argument("--batches", default="1,64,1024,4096")
+    p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
+    p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")
+    p.add_argument("--json", action="store_true", help="print JSON only")
+    p.set_defaults(fn=_cmd_bench)
+
+    p = game_cmd("play", "play one random match and write its JSON record")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--deal", help="start from this deal string")
+    p.add_argument("--out", default="game.json")
+    p.set_defaults(fn=_cmd_play)
+
+    p = sub.add_parser("replay", help="re-run a JSON record through the engine; check each step")
+    p.add_argument("file")
+    p.set_defaults(fn=_cmd_replay)
+
+    p = sub.add_parser("show", help="render a deal string, or a record at --step, as text")
+    p.add_argument("target", help="a deal string or a record file")
+    p.add_argument("--step", type=int, default=0, help="with a record: after this many actions")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", metavar="KEY=VALUE")
+    p.set_defaults(fn=_cmd_show)
+
+    p = sub.add_parser("games", help="list the game names")
+    p.set_defaults(fn=lambda args: print("\n".join(__import__("kanjax").games())))
+
+    args = parser.parse_args(argv)
+    try:
+        args.fn(args)
+    except ValueError as err:  # bad flags, deals, records: a clear message, no traceback
+        print(f"kanjax {args.command}: error: {err}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Game records (JSON) and replay.
+
+A record holds the game and its flags, the seed, the optional starting deal string, the hands
+of every deal as dealt, every action by name and the final scores. Chance follows the key
+convention of `kanjax.rollout` (game 0 of the seed), so `replay` re-runs the match through
+the engine and reports the first step that disagrees with the record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+
+import kanjax
+from kanjax.api import Env, State
+from kanjax.bots import uniform_random
+from kanjax.render import deal_string
+from kanjax.rollout import Policy, game_key, step_keys
+
+FORMAT = "kanjax-record/1"
+
+
+class Match:
+    """One unbatched match under the rollout key convention, with jitted steps."""
+
+    def __init__(self, game: str, flags: dict[str, Any], seed: int, start: str | None):
+        self.env: Env = kanjax.make(game, **flags)
+        self.gkey = game_key(jax.random.PRNGKey(seed), 0)
+        self.state: State = (
+            self.env.init(self.gkey) if start is None else self.env.from_deal(start, self.gkey)
+        )
+        self._step = _jitted(self.env, "step")
+
+    @property
+    def done(self) -> bool:
+        return bool(self.state.terminated | self.state.truncated)
+
+    def keys(self):
+        return step_keys(self.gkey, self.state.step_count)
+
+    def step(self, action: int) -> None:
+        self.state = self._step(self.state, np.int32(action), self.keys()[1])
+
+
+def _jitted(env: Env, method: str):
+    cache = env.__dict__.setdefault("_record_jits", {})
+    if method not in cache:
+        cache[method] = jax.jit(getattr(env, method))
+    return cache[method]
+
+
+def play_record(
+    game: str,
+    flags: dict[str, Any] | None = None,
+    seed: int = 0,
+    policy: Policy = uniform_random,
+    start: str | None = None,
+) -> dict:
+    """Play one match with `policy` in every seat and return its record."""
+    flags = dict(flags or {})
+    m = Match(game, flags, seed, start)
+    observe = _jitted(m.env, "observe")
+    deals = [{"step": 0, "deal": deal_string(m.env, m.state)}]
+    actions = []
+    while not m.done:
+        pkey, _ = m.keys()
+        obs = observe(m.state, m.state.current_player)
+        action = int(policy(pkey, obs, m.state.legal_action_mask))
+        actions.append(m.env.action_name(action, m.state))
+        m.step(action)
+        if bool(m.env.deal_done(m.state)) and not m.done:
+            deals.append({"step": len(actions), "deal": deal_string(m.env, m.state)})
+    return {
+        "format": FORMAT,
+        "game": game,
+        "flags": flags,
+        "seed": seed,
+        "start": start,
+        "deals": deals,
+        "actions": actions,
+        "scores": _scores(m),
+        "terminated": bool(m.state.terminated),
+    }
+
+
+def _scores(m: Match) -> list[float]:
+    return [float(x) for x in np.asarray(m.env.match_scores(m.state))]
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayResult:
+    ok: bool
+    steps: int  # steps replayed before the first disagreement (all of them when ok)
+    error: str | None = None
+
+
+def replay(record: dict) -> ReplayResult:
+    """Re-run `record` through the engine; the first step that disagrees is reported."""
+    if record.get("format") != FORMAT:
+        return ReplayResult(False, 0, f"not a {FORMAT} record (format={record.get('format')!r})")
+    try:
+        m = Match(record["game"], record.get("flags", {}), record["seed"], record.get("start"))
+    except (KeyError, ValueError) as err:
+        return ReplayResult(False, 0, f"cannot start the match: {err}")
+    deals = {d["step"]: d["deal"] for d in record.get("deals", [])}
+    for i, name in enumerate(record["actions"]):
+        if i in deals and deals[i] != deal_string(m.env, m.state):
+            return ReplayResult(False, i, f"step {i}: the deal differs from the record:\n"
+                                f"  record: {deals[i]}\n  engine: {deal_string(m.env, m.state)}")
+        if m.done:
+            return ReplayResult(False, i, f"step {i}: the match is already over, "
+                                f"but the record goes on with {name!r}")
+        try:
+            action = m.env.action_from_name(name, m.state)
+        except ValueError as err:
+            return ReplayResult(False, i, f"step {i}: {err}")
+        if not bool(m.state.legal_action_mask[action]):
+            legal = ", ".join(m.env.action_name(a, m.state) for a in m.env.legal_actions(m.state))
+            return ReplayResult(False, i, f"step {i}: {name!r} is illegal here; legal: {legal}")
+        m.step(action)
+    n = len(record["actions"])
+    if n in deals and deals[n] != deal_string(m.env, m.state):
+        return ReplayResult(False, n, f"step {n}: the deal differs from the record")
+    if bool(m.state.terminated) != record.get("terminated", True):
+        return ReplayResult(False, n, f"after step {n}: terminated={bool(m.state.terminated)}")
+    scores = _scores(m)
+    if "scores" in record and not np.allclose(scores, record["scores"]):
+        return ReplayResult(False, n, f"final scores {scores} differ from the record's "
+                            f"{record['scores']}")
+    return ReplayResult(True, n)
+
+
+def save(record: dict, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def load(path: str | Path) -> dict:
+    try:
+        return json.loads(Path(path).read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path}: not a JSON game record ({err})") from None

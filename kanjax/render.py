@@ -1,0 +1,86 @@
+"""Text views of states and deals, for people (`kanjax show`) and for records."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kanjax.api import Env, State
+from kanjax.cards import SUIT_CHARS, deck
+from kanjax.games import kan_spec as ks
+
+
+def _kan_summary(env: Env, state: State) -> dict:
+    from kanjax.games.kan import summary  # the Kan engine; imported late to keep this light
+
+    return {k: np.asarray(v) for k, v in summary(state).items()}
+
+
+def _hands_by_seat(s: dict, n: int) -> list[list[int]]:
+    occupant = np.argsort(s["seat_of"])
+    owner = s["hand_owner"]
+    return [[int(c) for c in np.flatnonzero(owner == occupant[seat])] for seat in range(n)]
+
+
+def deal_string(env: Env, state: State) -> str:
+    """The hands as they are now, by seat, as a deal string `env.from_deal` accepts."""
+    s = _kan_summary(env, state)
+    n = env.num_players
+    the_deck = deck(env.name, **_deck_flags(env))
+    head = [env.name]
+    if n == 6:
+        head.append("players=6")
+    head += [
+        f"round={int(s['round'])}",
+        f"dealer={int(s['dealer'])}",
+        "seats=" + ",".join(str(int(p)) for p in np.argsort(s["seat_of"])),
+    ]
+    if int(s["deal"]) > 1:
+        head.append(f"deal={int(s['deal'])}")
+    hands = [the_deck.format_hand(the_deck.sort_hand(h)) for h in _hands_by_seat(s, n)]
+    return " | ".join([" ".join(head)] + hands)
+
+
+def _deck_flags(env: Env) -> dict:
+    cfg = getattr(env, "config", None)
+    return {"yonin_removed_five": cfg.yonin_removed_five} if cfg is not None else {}
+
+
+def _by_suit(the_deck, cards: list[int]) -> str:
+    groups = {s: [] for s in SUIT_CHARS}
+    jokers = []
+    for c in the_deck.sort_hand(cards):
+        tok = the_deck.token(c)
+        (groups[tok[1]] if tok[1] in groups else jokers).append(tok[0] if tok[1] in groups else tok)
+    parts = [" ".join(jokers)] if jokers else []
+    parts += [f"{s}:{''.join(r) or '-'}" for s, r in groups.items()]
+    return "  ".join(parts)
+
+
+def show(env: Env, state: State) -> str:
+    """A person's view of a Kan state: header, scores, each seat's hand by suit, whose turn."""
+    s = _kan_summary(env, state)
+    n = env.num_players
+    the_deck = deck(env.name, **_deck_flags(env))
+    trump = int(s["trump"])
+    occupant = np.argsort(s["seat_of"])
+    lines = [
+        f"{env.name}  round {int(s['round']) + 1}/{env.config.n_rounds}  deal {int(s['deal'])}  "
+        f"dealer P{int(s['dealer'])}  trump {'CDHS'[trump] if trump >= 0 else '?'}  "
+        f"Rk {int(s['rk']):+d}  Rm {int(s['rm']):+d}  "
+        f"points kankei {int(s['points'][0])} / mukankei {int(s['points'][1])}",
+        "scores: " + "  ".join(f"P{p} {int(v):+d}" for p, v in enumerate(s["scores"])),
+    ]
+    hands = _hands_by_seat(s, n)
+    for seat in range(n):
+        p = int(occupant[seat])
+        role = "kankei  " if s["kankei"][p] else ("dealer  " if not hands[seat] else "mukankei")
+        lines.append(f"seat {seat}  P{p}  {role}  {_by_suit(the_deck, hands[seat])}")
+    if bool(state.terminated | state.truncated):
+        lines.append("match over" + ("  (illegal action)" if bool(state.illegal_action) else ""))
+    else:
+        legal = [env.action_name(a, state) for a in env.legal_actions(state)]
+        shown = ", ".join(legal[:12]) + (f", ... ({len(legal)} in all)" if len(legal) > 12 else "")
+        lines.append(f"to act: P{int(state.current_player)}   legal: {shown}")
+    if int(s["last_outcome"]) >= 0:
+        lines.append(f"last deal: {ks.OUTCOME_NAMES[int(s['last_outcome'])]}")
+    return "\n".join(lines)

@@ -1,0 +1,126 @@
+"""Batched whole-match play inside one jitted `lax.while_loop`.
+
+Key convention (records and replays rely on it): game `g` of a batch started from `key` uses
+`game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its `step_count`),
+`policy_key, step_key = split(fold_in(game_key, t))`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from kanjax.api import Env, State
+from kanjax.bots import uniform_random
+
+Array = jax.Array
+Policy = Callable[[Array, Array, Array], Array]
+StatsFn = Callable[[State, State], Any]
+
+
+def game_key(key: Array, g: Array | int) -> Array:
+    """The key of game `g` of a batch started from `key`."""
+    return jax.random.fold_in(key, g)
+
+
+def step_keys(gkey: Array, step_count: Array) -> tuple[Array, Array]:
+    """(policy key, env step key) for the step taken at `step_count`."""
+    k = jax.random.split(jax.random.fold_in(gkey, step_count))
+    return k[0], k[1]
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class Rollout:
+    """Final states and per-game totals of a batch of matches."""
+
+    state: State  # final states, batched
+    returns: Array  # float32[B, num_players]: summed rewards = match scores
+    steps: Array  # int32[B]: steps taken
+    stats: Any  # the summed `stats_fn` values (None when not asked for)
+
+
+def play_step(
+    env: Env,
+    policies: Sequence[Policy],
+    state: State,
+    gkey: Array,
+    seating: Array,
+) -> tuple[State, Array]:
+    """One step of one game: the policy seated for the current player picks the action.
+    Returns the next state and the action taken.
+
+    `seating[p]` is the index in `policies` of the policy playing player p.
+    """
+    pkey, skey = step_keys(gkey, state.step_count)
+    player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
+    obs = env.observe(state, player)
+    actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])
+    action = actions[seating[player]]
+    return env.step(state, action, skey), action
+
+
+def make_rollout(
+    env: Env,
+    policies: Sequence[Policy] | Policy = uniform_random,
+    stats_fn: StatsFn | None = None,
+    max_steps: int | None = None,
+) -> Callable[[Array, Array], Rollout]:
+    """A jitted `(key, seating int32[B, num_players]) -> Rollout` playing B whole matches.
+
+    Every game runs until it ends or reaches `max_steps` (default: the env's bound); the batch
+    loops until the slowest game is done. `stats_fn(before, after)` (per game) is summed over
+    all steps of all games, e.g. to tally how deals end.
+    """
+    if callable(policies):
+        policies = (policies,)
+    policies = tuple(policies)
+    limit = env.max_steps if max_steps is None else max_steps
+
+    def one_step(state, gkey, seating):
+        return play_step(env, policies, state, gkey, seating)[0]
+
+    def run(key: Array, seating: Array) -> Rollout:
+        batch = seating.shape[0]
+        gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
+        state0 = jax.vmap(env.init)(gkeys)
+        zero_stats = None if stats_fn is None else jax.tree.map(
+            lambda x: jnp.zeros(x.shape[1:], x.dtype),
+            jax.vmap(stats_fn)(state0, state0),
+        )
+        carry0 = (state0, jnp.zeros_like(state0.rewards), zero_stats, jnp.int32(0))
+
+        def cond(carry):
+            state, _, _, t = carry
+            return (t < limit) & ~jnp.all(state.terminated | state.truncated)
+
+        def body(carry):
+            state, returns, stats, t = carry
+            nxt = jax.vmap(one_step)(state, gkeys, seating)
+            if stats_fn is not None:
+                add = jax.vmap(stats_fn)(state, nxt)
+                stats = jax.tree.map(lambda s, a: s + a.sum(0), stats, add)
+            return nxt, returns + nxt.rewards, stats, t + 1
+
+        state, returns, stats, _ = jax.lax.while_loop(cond, body, carry0)
+        return Rollout(state=state, returns=returns, steps=state.step_count, stats=stats)
+
+    return jax.jit(run)
+
+
+def rollout(
+    env: Env,
+    key: Array,
+    batch: int,
+    policies: Sequence[Policy] | Policy = uniform_random,
+    seating: Array | None = None,
+    stats_fn: StatsFn | None = None,
+) -> Rollout:
+    """Play `batch` whole matches (compiles on each call; keep `make_rollout` to reuse)."""
+    if seating is None:
+        seating = jnp.zeros((batch, env.num_players), jnp.int32)
+    return make_rollout(env, policies, stats_fn)(key, seating)

@@ -1,0 +1,31 @@
+"""The shared conformance suite (kanjax.conformance) on every registered game."""
+
+import pytest
+
+import kanjax
+from kanjax.conformance import check_env
+
+CASES = [
+    ("gonin_kan", {"n_rounds": 2}),
+    ("gonin_kan", {"players": 6, "n_rounds": 2, "shippo_jo": True}),
+]
+
+
+@pytest.mark.parametrize("game,flags", CASES, ids=lambda v: str(v))
+def test_conformance(game, flags):
+    env = kanjax.make(game, **flags)
+    figures = check_env(env, batch=3)
+    assert all(0 < s <= env.max_steps for s in figures["steps"])
+
+
+def test_every_registered_game_is_covered():
+    assert {g for g, _ in CASES} == set(kanjax.games())
+
+
+def test_make_rejects_unknown_game_and_flag():
+    with pytest.raises(ValueError, match="unknown game 'gonin'"):
+        kanjax.make("gonin")
+    with pytest.raises(ValueError, match="unknown config key 'player'"):
+        kanjax.make("gonin_kan", player=6)
+    with pytest.raises(ValueError, match="zero_sum_5p"):
+        kanjax.make("gonin_kan", players=6, scoring="zero_sum_5p")

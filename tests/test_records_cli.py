@@ -1,0 +1,79 @@
+"""Records, replay, `kanjax show`, `kanjax simulate` and the bench row, end to end."""
+
+import json
+
+import pytest
+
+from kanjax import records
+from kanjax.bench import bench_batch, simulate
+from kanjax.cli import main
+
+FLAGS = {"n_rounds": 1}
+
+
+@pytest.fixture(scope="module")
+def record():
+    return records.play_record("gonin_kan", FLAGS, seed=7)
+
+
+def test_record_replays_step_by_step(record, tmp_path):
+    assert record["terminated"] and len(record["actions"]) > 20
+    assert record["deals"][0]["step"] == 0
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    result = records.replay(records.load(path))
+    assert result.ok and result.steps == len(record["actions"]), result.error
+
+
+def test_replay_reports_the_first_step_that_disagrees(record):
+    bad = json.loads(json.dumps(record))
+    k = 5
+    bad["actions"][k] = "STOP"
+    result = records.replay(bad)
+    assert not result.ok and result.steps == k and f"step {k}" in result.error
+    bad = json.loads(json.dumps(record))
+    bad["scores"] = [s + 1 for s in bad["scores"]]
+    assert "final scores" in records.replay(bad).error
+    bad = json.loads(json.dumps(record))
+    bad["seed"] += 1
+    result = records.replay(bad)
+    assert not result.ok and "deal differs" in result.error
+
+
+def test_cli_replay_and_show(record, tmp_path, capsys):
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    main(["replay", str(path)])
+    assert "OK" in capsys.readouterr().out
+    main(["show", str(path), "--step", "3"])
+    out = capsys.readouterr().out
+    assert "round 1/1" in out and "to act: P" in out
+    main(["show", record["deals"][0]["deal"]])
+    assert "seat 4" in capsys.readouterr().out
+
+
+def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", "gonin_kan dealer=0 | AS XS"])
+    assert exit_.value.code == 2
+    assert "'XS'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "gonin_kan", "--set", "playerz=6"])
+    assert "playerz" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(SystemExit):
+        main(["replay", str(bad)])
+    assert "not a JSON game record" in capsys.readouterr().err
+
+
+def test_simulate_tallies_every_deal():
+    r = simulate("gonin_kan", games=8, batch=4, seed=1, **FLAGS)
+    assert r["games"] == 8 and r["truncated"] == 0
+    assert r["deals"] == sum(sum(v) for v in r["outcomes"].values()) >= 8
+    assert 0.0 <= r["kankei_deal_win_rate"] <= 1.0
+
+
+def test_bench_row_counts_deals():
+    row = bench_batch(__import__("kanjax").make("gonin_kan"), batch=2, steps=64, min_seconds=0.05)
+    assert row["deals"] >= 1 and row["deals_per_cpu_second"] > 0 and row["compile_seconds"] > 0
