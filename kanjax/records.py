@@ -35,6 +35,7 @@ class Match:
             self.env.init(self.gkey) if start is None else self.env.from_deal(start, self.gkey)
         )
         self._step = _jitted(self.env, "step")
+        self.returns = np.zeros(self.env.num_players)  # summed rewards = match scores
 
     @property
     def done(self) -> bool:
@@ -45,6 +46,7 @@ class Match:
 
     def step(self, action: int) -> None:
         self.state = self._step(self.state, np.int32(action), self.keys()[1])
+        self.returns += np.asarray(self.state.rewards)
 
 
 def _jitted(env: Env, method: str):
@@ -89,7 +91,7 @@ def play_record(
 
 
 def _scores(m: Match) -> list[float]:
-    return [float(x) for x in np.asarray(m.env.match_scores(m.state))]
+    return [float(x) for x in m.returns]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -93,15 +93,17 @@ def _feed_chance(ref: GoninKanRef, s: dict, players: int) -> None:
 
 def _compare(ref: GoninKanRef, s: dict, where: str) -> None:
     r = ref.summary()
-    if bool(s["terminated"]):
+    keys = COMPARED
+    if bool(s["terminated"]):  # after the match, only the results are defined
         assert ref.terminal(), f"{where}: engine terminal, reference not"
+        keys = ("scores", "last_outcome")
     else:
         assert not ref.terminal(), f"{where}: reference terminal, engine not"
         legal = np.flatnonzero(s["legal_action_mask"]).tolist()
         assert legal == r["legal_actions"], (
             f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}"
         )
-    for key in COMPARED:
+    for key in keys:
         a, b = np.asarray(s[key]).tolist(), np.asarray(r[key]).tolist()
         if key == "kankei":
             b = [bool(v) for v in b]

@@ -10,11 +10,11 @@ from tests.differential import run_differential
 # (flags, matches in the default run); n_rounds is kept small where the flag mix is rich,
 # and one config plays full 10-round matches.
 CONFIGS = [
-    ({"n_rounds": 3}, 600),
-    ({"players": 6, "n_rounds": 3, "nijuu_kan_redeal": True}, 500),
+    ({"n_rounds": 3}, 700),
+    ({"players": 6, "n_rounds": 3, "nijuu_kan_redeal": True}, 600),
     ({"n_rounds": 2, "scoring": "zero_sum_5p", "gyaku_juuroku_fail_doubling": False,
       "shippo_jo": True, "tournament_signals": True, "first_dealer_seat": 3}, 500),
-    ({"players": 6, "shippo_jo": True, "first_dealer_seat": 5}, 400),
+    ({"players": 6, "shippo_jo": True, "first_dealer_seat": 5}, 200),
 ]
 CHUNK = 100
 

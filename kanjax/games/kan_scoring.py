@@ -1,0 +1,60 @@
+"""Kan deal scoring as static tables (kan.md §8, KAN-40..KAN-45).
+
+Every deal outcome updates the round accumulators `(Rk, Rm)` as
+`R := mult * R + add` (an "add" row has mult 1, a "set" row mult 0, a doubled failed gyaku
+juuroku mult 2), then the W3 bonus is added when the kankei win deal 3 (KAN-44).
+`deal_tables(config)` returns numpy arrays indexed by `[outcome, deal_is_1]`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kanjax.games import kan_spec as ks
+
+# KAN-41 / KAN-42: event -> (kankei, mukankei).
+STANDARD = {
+    "W": (1, -1), "L": (-1, 1), "B": (1, -1), "GS1": (-10, 10), "GS23": (-3, 3),
+    "JOK": (8, -8), "JF": (-16, 16), "GJOK": (-16, 16), "GJF": (32, -32), "W3": (1, -1),
+}
+ZERO_SUM_5P = {
+    "W": (3, -2), "L": (-3, 2), "B": (3, -2), "GS1": (-12, 8), "GS23": (-6, 4),
+    "JOK": (15, -10), "JF": (-30, 20), "GJOK": (-15, 10), "GJF": (30, -20), "W3": (3, -2),
+}
+
+NUM_OUTCOMES = len(ks.OUTCOME_NAMES)
+
+
+def _sum(table: dict, *events: str, times: int = 1) -> tuple[int, int]:
+    return tuple(times * sum(table[e][i] for e in events) for i in (0, 1))
+
+
+def deal_tables(config: ks.KanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(mult int32[9, 2], add int32[9, 2, 2], w3 int32[2], kankei_wins bool[9]).
+
+    `mult[o, d1]`, `add[o, d1] = (k, m)` score outcome `o` in deal 1 (`d1` = 1) or deal 2/3
+    (KAN-44); `w3` is the W3 bonus; `kankei_wins[o]` is KAN-34 (False for SHIPPO_VOID)."""
+    table = ZERO_SUM_5P if config.scoring == "zero_sum_5p" else STANDARD
+    doubling = config.gyaku_juuroku_fail_doubling or config.scoring == "zero_sum_5p"  # KAN-43
+    mult = np.ones((NUM_OUTCOMES, 2), np.int32)
+    add = np.zeros((NUM_OUTCOMES, 2, 2), np.int32)
+    for d1 in (0, 1):
+        rows = {
+            ks.NORMAL_WIN: (1, _sum(table, "W")),
+            ks.NORMAL_LOSS: (1, _sum(table, "L")),
+            ks.SUKONKU: (1, _sum(table, "W", "B")),
+            ks.GYAKU_SUKONKU: (0, _sum(table, "GS1" if d1 else "GS23")),
+            ks.JUUROKU_OK: (1, _sum(table, "W", "JOK")),
+            ks.JUUROKU_FAIL: (1, _sum(table, "L", "JF")),
+            ks.GYAKU_JUUROKU_OK: (0, _sum(table, "GJOK")),
+            # KAN-43: add W, double everything, then add GJF -> 2R + 2W + GJF.
+            ks.GYAKU_JUUROKU_FAIL: (2, tuple(
+                a + b for a, b in zip(_sum(table, "W", times=2), _sum(table, "GJF"), strict=True)
+            )) if doubling else (1, _sum(table, "W", "GJF")),
+            ks.SHIPPO_VOID: (1, (0, 0)),  # KAN-71: a void deal scores nothing
+        }
+        for o, (m, kv) in rows.items():
+            mult[o, d1] = m
+            add[o, d1] = kv
+    kankei_wins = np.array([o in ks.KANKEI_WINS for o in range(NUM_OUTCOMES)])
+    return mult, add, np.array(table["W3"], np.int32), kankei_wins

@@ -1,0 +1,105 @@
+"""The trick-taking kernel shared by the trick games and the solvers: legal follow, trick
+winner, and the dealing helpers (random words, random permutations) tuned for XLA on CPU.
+
+Cards are described by per-card arrays over a game's card ids: `suit` (a suit index; any value
+outside the real suits for jokers) and `rank` (strength within the suit, 0..15). Every function
+is pure and jittable; batch with `vmap`.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from kanjax.api import Array
+
+
+def follow_mask(hand: Array, suit: Array, led: Array) -> Array:
+    """Cards of `hand` (bool[C]) a follower may play: those of the `led` suit if he holds one,
+    else any card of `hand` (KAN-24). Jokers with special rules are the game's business: pass
+    `hand` without them."""
+    of_led = hand & (suit == led)
+    return jnp.where(jnp.any(of_led, axis=-1, keepdims=True), of_led, hand)
+
+
+def card_strength(suit: Array, rank: Array, led: Array, trump: Array, top: Array) -> Array:
+    """KAN-27 as a number: the card of greatest strength wins the trick. A `top` card (Kan's
+    joker) 63; a trump 32 + rank; a card of the led suit 16 + rank; any other card 0
+    (`trump` < 0: no trump suit). Lets a game keep a running best per trick (scalar work)."""
+    rank = rank.astype(jnp.int32)
+    strength = jnp.where(suit == trump, 32 + rank, jnp.where(suit == led, 16 + rank, 0))
+    return jnp.where(top, 63, strength)
+
+
+def trick_winner(
+    in_trick: Array, suit: Array, rank: Array, led: Array, trump: Array, top: Array
+) -> Array:
+    """The card id that wins the trick made of the cards in `in_trick` (bool[C]) (KAN-27):
+    the `top` card if present, else the highest trump, else the highest card of the led suit."""
+    strength = card_strength(suit, rank, led, trump, top)
+    return jnp.argmax(jnp.where(in_trick, strength, -1), axis=-1)
+
+
+def _rotl(x: Array, d: int) -> Array:
+    return (x << jnp.uint32(d)) | (x >> jnp.uint32(32 - d))
+
+
+def random_words(key: Array, n: int) -> Array:
+    """`n` (even) random uint32 words from `key`: Threefry-2x32 (20 rounds, as in
+    `jax.random`) of the counters 0..n-1, written out unrolled. XLA's CPU lowering of
+    `jax.random.bits` is a rolled loop whose fixed cost dominates when a step needs only a
+    few words per lane. Keys of other PRNG implementations fall back to `jax.random.bits`."""
+    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
+        if jax.random.key_data(key).shape != (2,):
+            return jax.random.bits(key, (n,), jnp.uint32)
+        key = jax.random.key_data(key)
+    k0, k1 = key[0].astype(jnp.uint32), key[1].astype(jnp.uint32)
+    ks = (k0, k1, k0 ^ k1 ^ jnp.uint32(0x1BD11BDA))
+    rot = ((13, 15, 26, 6), (17, 29, 16, 24))
+    x0 = jnp.arange(0, n // 2, dtype=jnp.uint32) + ks[0]
+    x1 = jnp.arange(n // 2, n, dtype=jnp.uint32) + ks[1]
+    for i in range(5):
+        for r in rot[i % 2]:
+            x0 = x0 + x1
+            x1 = _rotl(x1, r) ^ x0
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + jnp.uint32(i + 1)
+    return jnp.concatenate([x0, x1])
+
+
+def _mix32(x: Array, words: Array) -> Array:
+    """A keyed bijection of uint32 (MurmurHash3-style odd multiplies and xor-shifts, with the
+    key words injected between rounds): distinct inputs give distinct outputs."""
+    for w, mul, shift in zip(words, (0x85EBCA6B, 0xC2B2AE35, 0x9E3779B1), (16, 13, 16),
+                             strict=True):
+        x = (x ^ w) * jnp.uint32(mul)
+        x = x ^ (x >> shift)
+    return x
+
+
+def random_ranks(key: Array, n: int) -> tuple[Array, Array]:
+    """A random permutation as ranks: `rank[i]` (int32[n], a permutation of 0..n-1) is the
+    position of item i; plus two spare random words (uint32[2]).
+
+    Item i's sort key is a keyed bijection (`_mix32`) of i, keyed by three Threefry words of
+    `key` (`random_words`), so keys never tie; its rank is the number of smaller keys, counted
+    as n elementwise compare-and-adds (one fused pass; cheaper on CPU than the sorts XLA
+    emits, or than an n x n compare tensor, which XLA materialises). Like any PRNG shuffle it
+    is pseudo-random; positions and pair frequencies match the uniform law in tests."""
+    words = random_words(key, 6)
+    keys = _mix32(jnp.arange(n, dtype=jnp.uint32), words[:3])
+    rank = jnp.zeros(n, jnp.int32)
+    for j in range(n):
+        rank = rank + (keys[j] < keys)
+    return materialize(rank), words[3:5]
+
+
+def materialize(x: Array) -> Array:
+    """`x`, computed once. On CPU XLA inlines a value's whole elementwise computation into
+    every element of every wide consumer (`jax.lax.optimization_barrier` is dropped before
+    fusion), which can multiply the work of a step many times over. Writing `x` into a fresh
+    buffer with a `dynamic_update_slice` at a data-dependent (always zero) offset makes XLA
+    (0.10, CPU) compute it once into memory. A performance hint only: the value is `x`."""
+    flat = x.reshape(-1)
+    zero = (flat[0] * 0).astype(jnp.int32)
+    return jax.lax.dynamic_update_slice(jnp.zeros_like(flat), flat, (zero,)).reshape(x.shape)
