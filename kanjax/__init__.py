@@ -10,7 +10,7 @@ __all__ = ["Env", "State", "games", "make"]
 
 # game name -> "module:factory"; the factory takes the game name and its variant flags.
 _REGISTRY = {
-    "gonin_kan": "kanjax.games.kan:make_kan",
+    "gonin_kan": "kanjax.envs.kan:make_kan",
 }
 
 

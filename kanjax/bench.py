@@ -17,7 +17,7 @@ import numpy as np
 import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
 from kanjax.rollout import game_key, make_rollout, play_step
 
 CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)
@@ -146,7 +146,7 @@ def format_bench(result: dict) -> str:
 # ---- simulate ----------------------------------------------------------------------------
 def _kan_deal_stats(before, after):
     """int32[outcomes, 3]: one count at (outcome, deal number) when this step ended a deal."""
-    from kanjax.games.kan import summary
+    from kanjax.envs.kan import summary
 
     s0, s1 = summary(before), summary(after)
     ended = s1["deal_done"] & (after.step_count != before.step_count)

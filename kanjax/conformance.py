@@ -52,7 +52,7 @@ def _random_actions(key: jax.Array, states: State) -> jax.Array:
     return jax.vmap(uniform_random, in_axes=(0, None, 0))(keys, None, states.legal_action_mask)
 
 
-def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 60) -> dict:
+def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) -> dict:
     """Run the whole suite on `env`; returns a few figures (steps per game) for the caller."""
     key = jax.random.PRNGKey(seed)
     init_c, step_c, obs_c = _TraceCounter(env.init), _TraceCounter(env.step), _TraceCounter(

@@ -6,11 +6,11 @@ import numpy as np
 
 from kanjax.api import Env, State
 from kanjax.cards import SUIT_CHARS, deck
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
 
 
 def _kan_summary(env: Env, state: State) -> dict:
-    from kanjax.games.kan import summary  # the Kan engine; imported late to keep this light
+    from kanjax.envs.kan import summary  # the Kan engine; imported late to keep this light
 
     return {k: np.asarray(v) for k, v in summary(state).items()}
 

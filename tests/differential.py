@@ -14,12 +14,12 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
-from kanjax.games.kan import summary
-from kanjax.reference.gonin_kan import GoninKanRef
 
 import kanjax
 from kanjax.bots import uniform_random
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan import summary
+from kanjax.reference.gonin_kan import GoninKanRef
 from kanjax.rollout import game_key, step_keys
 
 COMPARED = ("current_player", "hand_owner", "seat_of", "dealer", "round", "deal", "trump",

@@ -11,11 +11,11 @@ import jax
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kanjax.games.kan import summary
 
 import kanjax
 from kanjax.bots import uniform_random
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan import summary
 from kanjax.rollout import game_key, step_keys
 
 ENVS = {

@@ -1,12 +1,12 @@
 """Plain-Python reference rules of Gonin Kan, 5 or 6 players (kan.md §0-9, §12-16).
 
-Slow, obvious and independent of the JAX engine (`kanjax.games.kan`): differential tests replay
+Slow, obvious and independent of the JAX engine (`kanjax.envs.kan`): differential tests replay
 the engine's matches through `GoninKanRef` and compare every step. Chance is supplied from
 outside: `chance_kind()` says what is needed ("deal" / "nijuu"), `deal()` and
 `nijuu_exchange()` supply it.
 
 Conventions (kan.md §15): card id `c = 13*suit + (rank - 2)`, suits C D H S, JK = 52; action ids
-as in `kanjax.games.kan_spec`. Players keep their identity; seats move (KAN-7). Team index:
+as in `kanjax.envs.kan_spec`. Players keep their identity; seats move (KAN-7). Team index:
 0 = kankei, 1 = mukankei.
 
 Interpretations the rules leave open (see also the report that came with this file):
@@ -22,7 +22,7 @@ Interpretations the rules leave open (see also the report that came with this fi
 from __future__ import annotations
 
 from kanjax.cards import deck
-from kanjax.games.kan_spec import (
+from kanjax.envs.kan_spec import (
     GYAKU_JUUROKU_FAIL,
     GYAKU_JUUROKU_OK,
     GYAKU_SUKONKU,

@@ -15,7 +15,7 @@ import random
 import pytest
 
 from kanjax.cards import deck
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
 from kanjax.reference.gonin_kan import (
     GONIN_DECK,
     GoninKanRef,

@@ -1,4 +1,4 @@
-"""The JAX Gonin Kan engine (kanjax.games.kan) on the scenarios of kan.md §16 (S01, S04-S30,
+"""The JAX Gonin Kan engine (kanjax.envs.kan) on the scenarios of kan.md §16 (S01, S04-S30,
 S38-S40), the information rules (KAN-46), names and deal strings, and jit/vmap batches.
 
 Scenarios are built from explicit deals: a `Plan` lists tricks (each player's card), the
@@ -18,8 +18,8 @@ import pytest
 
 import kanjax
 from kanjax.cards import deck
-from kanjax.games import kan_spec as ks
-from kanjax.games.kan import summary
+from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan import summary
 
 TOK = deck("gonin_kan")
 KEY = jax.random.PRNGKey(7)
@@ -32,6 +32,15 @@ NPS = {s: [r + s for r in "T98765432" if r + s != "2" + s or s == "S"] for s in 
 def _env(**flags):
     """One env per config for the whole module (its jitted step compiles once)."""
     return kanjax.make("gonin_kan", **flags)
+
+
+@functools.cache
+def _observe(env):
+    return jax.jit(env.observe)
+
+
+def obs(env, state, p: int) -> np.ndarray:
+    return np.asarray(_observe(env)(state, p))
 
 
 def card(tok: str) -> int:
@@ -751,12 +760,12 @@ def test_KAN_38_KAN_73_signals_and_what_opponents_see_S38():
                                                                             st)
     sl = env.obs_slices()["signal"]
     for p in (0, 2, 4):  # the opponents: "shown twice", no cards
-        o2, o3 = np.asarray(env.observe(f2, p)), np.asarray(env.observe(f3, p))
+        o2, o3 = obs(env, f2, p), obs(env, f3, p)
         np.testing.assert_array_equal(o2, o3)
         assert o2[sl].tolist() == [ks.F2, -1, -1]
     for p in (1, 3):  # the chooser and the shower see the form and the cards
-        assert np.asarray(env.observe(f2, p))[sl].tolist() == [ks.F2, card("KH"), card("QD")]
-        assert np.asarray(env.observe(f3, p))[sl].tolist() == [ks.F3, card("KH"), card("KH")]
+        assert obs(env, f2, p)[sl].tolist() == [ks.F2, card("KH"), card("QD")]
+        assert obs(env, f3, p)[sl].tolist() == [ks.F3, card("KH"), card("KH")]
 
 
 def _s39_plan(muk_ace: bool) -> Plan:
@@ -855,8 +864,8 @@ def test_KAN_46_hidden_hands_do_not_change_observation(when):
     for p in range(5):
         for a in range(5):
             for b in range(a + 1, 5):
-                other = np.asarray(env.observe(_swap(st, a, b, keep=("KH", "QD")), p))
-                same = np.array_equal(np.asarray(env.observe(st, p)), other)
+                other = obs(env, _swap(st, a, b, keep=("KH", "QD")), p)
+                same = np.array_equal(obs(env, st, p), other)
                 assert same == (p not in (a, b)), (p, a, b)
 
 
@@ -868,11 +877,11 @@ def test_KAN_46_nijuu_cards_only_for_the_pair():
               [(0, "JK"), (1, "AC")]]
     sl = env.obs_slices()["nijuu"]
     for p in (0, 2, 4):
-        o = [np.asarray(env.observe(s, p)) for s in states]
+        o = [obs(env, s, p) for s in states]
         np.testing.assert_array_equal(o[0], o[1])
         assert o[0][sl].tolist() == [1, -1, -1]
     for p in (1, 3):
-        assert np.asarray(env.observe(states[0], p))[sl].tolist() == [
+        assert obs(env, states[0], p)[sl].tolist() == [
             1, card(hands[3][0]), card("JK")]
 
 
@@ -881,13 +890,13 @@ def test_KAN_46_KAN_21_second_chooser_cannot_see_first_choice():
     st = env.from_deal(Plan().hold(1, "JK").hold(3, "AC").deal())
     iku, koi = do(env, st, "IKU"), do(env, st, "KOI")
     for p in (0, 1, 2, 4):  # the second chooser P1 and the mukankei
-        np.testing.assert_array_equal(np.asarray(env.observe(iku, p)),
-                                      np.asarray(env.observe(koi, p)))
+        np.testing.assert_array_equal(obs(env, iku, p),
+                                      obs(env, koi, p))
     sl = env.obs_slices()["iku"]
-    assert np.asarray(env.observe(iku, 3))[sl].tolist() == [1, -1]
+    assert obs(env, iku, 3)[sl].tolist() == [1, -1]
     after = do(env, iku, "KOI")
     for p in range(5):  # public once resolved
-        assert np.asarray(env.observe(after, p))[sl].tolist() == [1, 0]
+        assert obs(env, after, p)[sl].tolist() == [1, 0]
 
 
 def test_KAN_46_observation_layout_and_public_facts():
@@ -895,7 +904,7 @@ def test_KAN_46_observation_layout_and_public_facts():
     st = _mid_deal(env)
     sl = env.obs_slices()
     assert env.observation_shape == (sum(s.stop - s.start for s in sl.values()),)
-    o = np.asarray(env.observe(st, 0))
+    o = obs(env, st, 0)
     assert o.dtype == np.int8 and o.shape == env.observation_shape
     cards_ = o[sl["cards"]].reshape(53, 4)
     s = S(st)
@@ -994,8 +1003,8 @@ def test_vmap_batch_equals_single_games():
     for k, dt in dtypes.items():
         assert np.asarray(s[k]).dtype == dt, k
     assert np.asarray(s["hand_owner"]).shape == (batch, 53)
-    obs = jax.jit(jax.vmap(env.observe))(states, jnp.zeros(batch, jnp.int32))
-    assert obs.shape == (batch, *env.observation_shape) and obs.dtype == jnp.int8
+    o = jax.jit(jax.vmap(env.observe))(states, jnp.zeros(batch, jnp.int32))
+    assert o.shape == (batch, *env.observation_shape) and o.dtype == jnp.int8
 
 
 def test_deal_done_and_last_outcome():

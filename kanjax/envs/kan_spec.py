@@ -1,6 +1,6 @@
 """Static facts of the Kan family (kan.md): variant config, card ids, action ids, outcomes.
 
-This module holds data only, no rules, so that the JAX engine (`kanjax.games.kan`) and the
+This module holds data only, no rules, so that the JAX engine (`kanjax.envs.kan`) and the
 plain-Python reference (`kanjax.reference.gonin_kan`) can share it without sharing rule code.
 
 Card ids (kan.md §15): `c = 13*suit + (rank - 2)`, suits C=0 D=1 H=2 S=3, A = rank 14;

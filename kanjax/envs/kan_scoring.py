@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.games import kan_spec as ks
+from kanjax.envs import kan_spec as ks
 
 # KAN-41 / KAN-42: event -> (kankei, mukankei).
 STANDARD = {

@@ -62,8 +62,8 @@ import numpy as np
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
 from kanjax.api import Array, Env, State, register_state
-from kanjax.games import kan_spec as ks
-from kanjax.games.kan_scoring import deal_tables
+from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan_scoring import deal_tables
 
 # ---- phases --------------------------------------------------------------------------------
 IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER = range(7)
