@@ -56,6 +56,18 @@ def _by_suit(the_deck, cards: list[int]) -> str:
     return "  ".join(parts)
 
 
+def _current_trick(s: dict, n: int) -> list[tuple[int, int]]:
+    """(player, card) of the trick in progress, in play order from its leader."""
+    played = s["played"]
+    cards = np.flatnonzero((played >= 0) & (played // 8 == s["trick"]))
+    seat = s["seat_of"]
+    order = sorted(
+        ((int(played[c] % 8), int(c)) for c in cards),
+        key=lambda pc: (seat[pc[0]] - seat[int(s["leader"])]) % n,
+    )
+    return order
+
+
 def show(env: Env, state: State) -> str:
     """A person's view of a Kan state: header, scores, each seat's hand by suit, whose turn."""
     s = _kan_summary(env, state)
@@ -75,6 +87,10 @@ def show(env: Env, state: State) -> str:
         p = int(occupant[seat])
         role = "kankei  " if s["kankei"][p] else ("dealer  " if not hands[seat] else "mukankei")
         lines.append(f"seat {seat}  P{p}  {role}  {_by_suit(the_deck, hands[seat])}")
+    trick = _current_trick(s, n)
+    if trick:
+        lines.append(f"trick {int(s['trick']) + 1}: " + ", ".join(
+            f"P{p} {the_deck.token(c)}" for p, c in trick))
     if bool(state.terminated | state.truncated):
         lines.append("match over" + ("  (illegal action)" if bool(state.illegal_action) else ""))
     else:

@@ -242,6 +242,9 @@ def summary(state: KanState) -> dict[str, Array]:
         "last_outcome": g["last_outcome"].astype(i8),
         "nijuu": jnp.stack([g["nijuu_c"], g["nijuu_x"]], -1).astype(i8),
         "deal_done": g["deal_done"] > 0,
+        "trick": g["trick"].astype(i8),
+        "leader": g["leader"].astype(i8),
+        "played": jnp.where(loc >= PLAYED, loc - PLAYED, -1).astype(i8),  # 8 * trick + player
     }
 
 
