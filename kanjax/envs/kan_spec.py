@@ -179,8 +179,3 @@ class KanConfig:
                 )
         players = {"gonin": 5, "yonin": 4, "gambari": 3}[variant]
         return cls(variant=variant, **{"players": players, **flags})
-
-    @property
-    def active_players(self) -> int:
-        """Players who hold cards and act: 5 in 6-player Gonin (the dealer sits out)."""
-        return 5 if self.variant == "gonin" else self.players
