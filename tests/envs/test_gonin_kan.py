@@ -997,7 +997,8 @@ def test_vmap_batch_equals_single_games():
     assert (np.asarray(s["deal"])[2:] == [2, 1]).all()
     assert set(s) == {"current_player", "legal_action_mask", "rewards", "terminated",
                       "hand_owner", "seat_of", "dealer", "round", "deal", "trump", "kankei",
-                      "rk", "rm", "scores", "points", "last_outcome", "nijuu", "deal_done"}
+                      "rk", "rm", "scores", "points", "last_outcome", "nijuu", "deal_done",
+                      "trick", "leader", "played"}
     dtypes = {"current_player": np.int8, "hand_owner": np.int8, "round": np.int16,
               "rk": np.int32, "scores": np.int32, "points": np.int8, "kankei": np.bool_}
     for k, dt in dtypes.items():
