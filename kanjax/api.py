@@ -116,7 +116,7 @@ class Env(abc.ABC):
                 f"{self.name}: illegal action {action} ({self._safe_name(int(action), state)}) "
                 f"for player {int(state.current_player)}; legal: {', '.join(legal)}"
             )
-        return self._jit_step(state, jnp.int32(action), key)
+        return self.jitted("step")(state, jnp.int32(action), key)
 
     def legal_actions(self, state: State) -> list[int]:
         """The legal action ids of one (unbatched) state."""
@@ -128,11 +128,12 @@ class Env(abc.ABC):
         except (ValueError, IndexError):
             return "out of range"
 
-    @property
-    def _jit_step(self):
-        if "_jitted_step" not in self.__dict__:
-            self.__dict__["_jitted_step"] = jax.jit(self.step)
-        return self.__dict__["_jitted_step"]
+    def jitted(self, method: str):
+        """`jax.jit(getattr(self, method))`, compiled once per env and reused."""
+        cache = self.__dict__.setdefault("_jitted", {})
+        if method not in cache:
+            cache[method] = jax.jit(getattr(self, method))
+        return cache[method]
 
     def _forfeit(self, state: State) -> State:
         """The mover chose an illegal action: the match ends, the mover pays the penalty and

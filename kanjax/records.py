@@ -34,7 +34,7 @@ class Match:
         self.state: State = (
             self.env.init(self.gkey) if start is None else self.env.from_deal(start, self.gkey)
         )
-        self._step = _jitted(self.env, "step")
+        self._step = self.env.jitted("step")
         self.returns = np.zeros(self.env.num_players)  # summed rewards = match scores
 
     @property
@@ -49,13 +49,6 @@ class Match:
         self.returns += np.asarray(self.state.rewards)
 
 
-def _jitted(env: Env, method: str):
-    cache = env.__dict__.setdefault("_record_jits", {})
-    if method not in cache:
-        cache[method] = jax.jit(getattr(env, method))
-    return cache[method]
-
-
 def play_record(
     game: str,
     flags: dict[str, Any] | None = None,
@@ -66,7 +59,7 @@ def play_record(
     """Play one match with `policy` in every seat and return its record."""
     flags = dict(flags or {})
     m = Match(game, flags, seed, start)
-    observe = _jitted(m.env, "observe")
+    observe = m.env.jitted("observe")
     deals = [{"step": 0, "deal": deal_string(m.env, m.state)}]
     actions = []
     while not m.done:
