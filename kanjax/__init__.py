@@ -11,6 +11,8 @@ __all__ = ["Env", "State", "games", "make"]
 # game name -> "module:factory"; the factory takes the game name and its variant flags.
 _REGISTRY = {
     "gonin_kan": "kanjax.envs.kan:make_kan",
+    "yonin_kan": "kanjax.envs.kan:make_kan",
+    "gambari_kan": "kanjax.envs.kan:make_kan",
 }
 
 

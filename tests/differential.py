@@ -19,11 +19,18 @@ import kanjax
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
+from kanjax.reference.gambari_kan import GambariKanRef
 from kanjax.reference.gonin_kan import GoninKanRef
+from kanjax.reference.yonin_kan import YoninKanRef
 from kanjax.rollout import game_key, step_keys
 
 COMPARED = ("current_player", "hand_owner", "seat_of", "dealer", "round", "deal", "trump",
-            "kankei", "rk", "rm", "scores", "points", "last_outcome")
+            "kankei", "rk", "rm", "scores", "points", "last_outcome", "last_points")
+AVOID_RARE_P = 0.875
+RARE = np.isin(np.arange(ks.NUM_ACTIONS),
+               [ks.JK, *range(ks.LEAD_JK, ks.LEAD_JK + 4), ks.CONTRACT_SKUNK, ks.CONTRACT_ALL16])
+REFERENCES = {"gonin": GoninKanRef, "yonin": YoninKanRef, "gambari": GambariKanRef}
+EXTRA_COMPARED = {"gonin": (), "yonin": ("contract", "first3"), "gambari": ("target",)}
 
 
 @dataclasses.dataclass
@@ -48,8 +55,14 @@ class EngineRunner:
 
         def step(state, gkey, akey):
             pkey, skey = step_keys(gkey, state.step_count)
-            action = uniform_random(jax.random.fold_in(akey, state.step_count), None,
-                                    state.legal_action_mask)
+            k_act, k_rare = jax.random.split(jax.random.fold_in(akey, state.step_count))
+            # Most of the time avoid the JK and Yonin contracts where something else is
+            # legal, so that deals run long and the JK reaches the late tricks (KAN-25,
+            # KAN-54); uniform play spends it early and declares a contract every deal.
+            mask = state.legal_action_mask
+            common = mask & ~RARE
+            avoid = jnp.any(common) & (jax.random.uniform(k_rare) < AVOID_RARE_P)
+            action = uniform_random(k_act, None, jnp.where(avoid, common, mask))
             nxt = env.step(state, action, skey)
             return nxt, action, summary(nxt)
 
@@ -75,8 +88,9 @@ def _game_view(traj: Trajectories, g: int, t: int) -> dict:
     return {k: v[g] for k, v in traj.summaries[t].items()}
 
 
-def _feed_chance(ref: GoninKanRef, s: dict, players: int) -> None:
-    """Give the reference the deal (and nijū exchange) the engine made."""
+def _feed_chance(ref, s: dict, players: int) -> None:
+    """Give the reference the deal (and nijū exchange) the engine made; a Yonin trump
+    chooser's hand starts with the three cards dealt to him first (KAN-57)."""
     while ref.chance_kind() is not None:
         kind = ref.chance_kind()
         owner = s["hand_owner"].copy()
@@ -84,19 +98,24 @@ def _feed_chance(ref: GoninKanRef, s: dict, players: int) -> None:
         if kind == "deal":
             if int(s["deal"]) == 1 and c >= 0:  # undo the exchange: H had x, P had c
                 owner[c], owner[x] = owner[x], owner[c]
-            ref.deal([[int(k) for k in np.flatnonzero(owner == p)] for p in range(players)])
+            hands = [[int(k) for k in np.flatnonzero(owner == p)] for p in range(players)]
+            first3 = [int(k) for k in s["first3"] if k >= 0]
+            if first3:
+                chooser = hands[owner[first3[0]]]
+                chooser[:] = first3 + [k for k in chooser if k not in first3]
+            ref.deal(hands)
         elif kind == "nijuu":
             ref.nijuu_exchange(c, x)
         else:
             raise AssertionError(f"unknown chance kind {kind!r}")
 
 
-def _compare(ref: GoninKanRef, s: dict, where: str) -> None:
+def _compare(ref, s: dict, where: str, variant: str) -> None:
     r = ref.summary()
-    keys = COMPARED
+    keys = COMPARED + EXTRA_COMPARED[variant]
     if bool(s["terminated"]):  # after the match, only the results are defined
         assert ref.terminal(), f"{where}: engine terminal, reference not"
-        keys = ("scores", "last_outcome")
+        keys = ("scores", "last_outcome", "last_points")
     else:
         assert not ref.terminal(), f"{where}: reference terminal, engine not"
         legal = np.flatnonzero(s["legal_action_mask"]).tolist()
@@ -107,15 +126,17 @@ def _compare(ref: GoninKanRef, s: dict, where: str) -> None:
         a, b = np.asarray(s[key]).tolist(), np.asarray(r[key]).tolist()
         if key == "kankei":
             b = [bool(v) for v in b]
+        if key == "first3":
+            a = sorted(a)
         assert a == b, f"{where}: {key} differs: engine {a}, reference {b}"
 
 
 def compare_game(traj: Trajectories, g: int, config: ks.KanConfig) -> int:
     """Replay game g of `traj` through the reference; returns the number of steps compared."""
-    ref = GoninKanRef(config)
+    ref = REFERENCES[config.variant](config)
     s = _game_view(traj, g, 0)
     _feed_chance(ref, s, config.players)
-    _compare(ref, s, f"game {g} after init")
+    _compare(ref, s, f"game {g} after init", config.variant)
     scores = np.zeros(config.players)
     for t, actions in enumerate(traj.actions):
         if bool(s["terminated"]):
@@ -125,7 +146,7 @@ def compare_game(traj: Trajectories, g: int, config: ks.KanConfig) -> int:
         s = _game_view(traj, g, t + 1)
         _feed_chance(ref, s, config.players)
         where = f"game {g} step {t} (action {action})"
-        _compare(ref, s, where)
+        _compare(ref, s, where, config.variant)
         scores += s["rewards"]
         np.testing.assert_allclose(scores, ref.scores(), err_msg=f"{where}: match scores")
     return len(traj.actions)

@@ -8,6 +8,10 @@ from kanjax.conformance import check_env
 CASES = [
     ("gonin_kan", {"n_rounds": 1}),
     ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}),
+    ("yonin_kan", {"n_rounds": 2}),
+    ("yonin_kan", {"n_rounds": 1, "yonin_removed_five": "C",
+                   "yonin_joker_trick1_contract": "any"}),
+    ("gambari_kan", {"n_rounds": 2, "gambari_min_target": 6}),
 ]
 
 
@@ -29,3 +33,7 @@ def test_make_rejects_unknown_game_and_flag():
         kanjax.make("gonin_kan", player=6)
     with pytest.raises(ValueError, match="zero_sum_5p"):
         kanjax.make("gonin_kan", players=6, scoring="zero_sum_5p")
+    with pytest.raises(ValueError, match="unknown config key 'shippo_jo' for yonin_kan"):
+        kanjax.make("yonin_kan", shippo_jo=True)
+    with pytest.raises(ValueError, match="gambari_min_target=0"):
+        kanjax.make("gambari_kan", gambari_min_target=0)

@@ -1,40 +1,38 @@
-"""Gonin Kan (5 players, or 6 with the dealer sitting out) as a jittable JAX environment.
+"""The Kan family (Gonin, Yonin, Gambari) as jittable JAX environments: the shared machinery.
 
-Rules: `rules/kan.md` §0-9, §12-16 (rule ids KAN-n in comments). One module for the Kan family:
-the static `KanConfig` (kan_spec) selects the variant; Yonin (§10) and Gambari (§11) will add
-phases to the same phase machine. Only Gonin is implemented.
+Rules: `rules/kan.md` (rule ids KAN-n in comments). `KanEnv` holds what every variant shares:
+the packed state, dealing, trick play, the end-of-deal scoring and round bookkeeping, the
+observation, action names and deal strings. Each variant (`gonin.py`, `yonin.py`,
+`gambari.py`) writes its own deal start (`_begin_deal`), legal mask (`_legal_from`) and step
+(`_step`), built from these pieces; the static `KanConfig` (kan_spec) selects the variant.
 
-Conventions (shared with the plain-Python reference):
+Conventions (shared with the plain-Python references):
 - players keep identity, seats move (KAN-7); `current_player` and `rewards` are by player;
 - `init(key)` deals deal 1 of round 0; `step(state, a, key)` uses `key` whenever the step ends
-  a deal: the next deal (or the Shippo-Jo redeal) is shuffled and its chance events (nijū
-  exchange KAN-18, kan KAN-17, seat change KAN-20) are applied in that same step, so every
-  returned state is at a decision;
-- decision order: deal 1: IKU/KOI by the default leader, then by the other kankei (KAN-21),
-  then trick play; deals 2/3: the shower signals, the chooser names trump and leads
-  (KAN-36..39); STOP/JUUROKU by the trick winner (KAN-31); Shippo CALL/NO_CALL (KAN-71);
+  a deal: the next deal (or a redeal) is shuffled and its chance events are applied in that
+  same step, so every returned state is at a decision;
 - rewards: when a round ends, each player gets what the round adds to his match score.
 
 The step is branch-free: every phase's update is computed and selected with `jnp.where` on
 the phase, so `jit(vmap(step))` runs one fixed kernel; the trick winner and points are kept
 as running values (no per-card reductions in a play step). The next deal is shuffled in
-every step (it is selected only where a deal ended): `kanjax.trick.random_ranks` ranks 50
-distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
+every step (it is selected only where a deal ended): `kanjax.trick.random_ranks` ranks the
+deck's distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
 
 State (`KanState`): three dense arrays besides the common fields.
 
 `_loc` int8[53], card c: -1 not in the deck; p (0..5) in player p's hand; 8 + 8t + p played
 by player p in trick t (0..9) of this deal.
 
-`_h` int8[31 + 10 + 3n], the header (named slots, `Layout`):
+`_h` int8[39 + 10 + 3n], the header (named slots, `Layout`):
 
 | slot | meaning |
 |---|---|
-| phase | IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER |
+| phase | IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT |
 | deal, dealer, trump | deal 1..3; dealer (player); trump suit C D H S = 0..3 (-1 unnamed) |
 | trick, nplayed, leader | trick 0..9; cards in it; its leader (IKU_KOI: the default leader) |
 | led, jk_named | led suit of the current trick; suit named by this deal's JK lead (-1) |
-| jk1, ace1 | deal-1 joker / poh holders of the round (KAN-19) |
+| jk1, ace1 | deal-1 joker / poh (Yonin: trump jack) holders of the round (KAN-19, KAN-57) |
 | iku0, iku1 | IKU 1 / KOI 0 of the default leader and of the other kankei (-1) |
 | sig_form, sig_a, sig_b | signal form 1..5 and the card ids shown, in order (-1) (KAN-38) |
 | declared, shippo | 0 / 1 juuroku / 2 gyaku juuroku (KAN-32); Shippo-Jo offered (KAN-71) |
@@ -42,10 +40,15 @@ by player p in trick t (0..9) of this deal.
 | best_s, best_p, tpts | current trick: best strength so far, its player, point cards in it |
 | nijuu_c, nijuu_x | nijū exchange of this round's latest deal-1 dealing (-1) (KAN-18) |
 | out1..out3 | outcome of deals 1..3 of this round (-1) |
-| last_outcome, last_deal, deal_done | last finished deal; whether the last step ended one |
+| last_outcome, last_deal | outcome and number of the last finished deal |
+| last_pk, last_pm, deal_done | its final kankei, mukankei points; whether the last step ended it |
+| target | Gambari bidding target t (KAN-65); -1 elsewhere |
+| contract, declarer | Yonin contract kind 0 / SKUNK 1 / ALL16 2 and its declarer (KAN-56) |
+| first3[3] | Yonin: the trump chooser's first three cards dealt (KAN-57), -1 |
 | winners[10] | winner of each trick of this deal (-1) |
-| seat_of[n], pos[n] | seat of each player (KAN-7); ring position 0..4 in play order (6p dealer 5) |
-| kankei[n] | the two active kankei of the round (KAN-17) |
+| seat_of[n], pos[n] | seat of each player (KAN-7); ring position in play order from the |
+|  | dealer's right (0..active-1; the 6-player dealer 5) |
+| kankei[n] | the kankei of the round (KAN-17, KAN-50, KAN-65) |
 
 `_w` int32[3 + n]: round, Rk, Rm (KAN-40), match scores of finished rounds.
 """
@@ -53,6 +56,7 @@ by player p in trick t (0..9) of this deal.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 
 import jax
@@ -66,20 +70,18 @@ from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan_scoring import deal_tables
 
 # ---- phases --------------------------------------------------------------------------------
-IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER = range(7)
-PHASE_NAMES = ("IKU_KOI", "SIGNAL", "TRUMP", "PLAY", "DECIDE", "SHIPPO", "OVER")
+IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT = range(9)
+PHASE_NAMES = ("IKU_KOI", "SIGNAL", "TRUMP", "PLAY", "DECIDE", "SHIPPO", "OVER", "BID",
+               "CONTRACT")
 
 PLAYED = 8  # `_loc` code: PLAYED + 8 * trick + player for a card played this deal
 JK = ks.JK
 NC = ks.NUM_CARDS
-ACTIVE = 5  # active players per trick in Gonin (KAN-16)
 
 # ---- static card tables (kan.md §15) ---------------------------------------------------------
 CARD_IDS = np.arange(NC)
 SUIT = np.array([c // 13 for c in range(52)] + [4], np.int32)  # JK: 4 (no suit)
 NOT_JK = CARD_IDS != JK
-ACES_JK = np.array([12, 25, 38, 51, JK])  # KAN-71
-GONIN_DECK = np.array([c not in (0, 13, 26) for c in range(NC)])  # KAN-1: no 2C 2D 2H
 
 # Signals (KAN-38): form and the two hand indices shown, per signal action.
 SIG_TABLE = np.full((ks.NUM_SIGNALS, 3), -1, np.int32)
@@ -89,7 +91,7 @@ for _k in range(ks.NUM_SIGNALS):
     SIG_TABLE[_k, 1 : 1 + len(_shown)] = _shown
 
 _TOK = cards_mod.deck("gonin_kan")
-# Kan card tokens by id for every id 0..52 (2C 2D 2H name actions even where not dealt).
+# Kan card tokens by id for every id 0..52 (cards outside a deck still name actions).
 CARD_TOKENS = tuple(cards_mod.RANK_CHARS[c % 13] + ks.SUITS[c // 13] for c in range(52)) + (
     "JK",)
 # Names of every action but the signals (KanEnv.action_name).
@@ -110,7 +112,8 @@ HEAD_SCALARS = (
     "phase", "deal", "dealer", "trump", "trick", "nplayed", "leader", "led", "jk_named",
     "jk1", "ace1", "iku0", "iku1", "sig_form", "sig_a", "sig_b", "declared", "shippo",
     "pk", "pm", "best_s", "best_p", "tpts", "nijuu_c", "nijuu_x", "out1", "out2", "out3",
-    "last_outcome", "last_deal", "deal_done",
+    "last_outcome", "last_deal", "last_pk", "last_pm", "deal_done", "target", "contract",
+    "declarer",
 )
 WIDE_SCALARS = ("round", "rk", "rm")
 
@@ -121,7 +124,8 @@ class Layout:
     def __init__(self, n: int) -> None:
         self.n = n
         head = [(k, None) for k in HEAD_SCALARS]
-        head += [("winners", ks.NUM_TRICKS), ("seat_of", n), ("pos", n), ("kankei", n)]
+        head += [("first3", 3), ("winners", ks.NUM_TRICKS), ("seat_of", n), ("pos", n),
+                 ("kankei", n)]
         wide = [(k, None) for k in WIDE_SCALARS] + [("scores", n)]
         self.head, self.wide = self._slots(head), self._slots(wide)
         self.head_size = sum(1 if m is None else m for _, m in head)
@@ -152,16 +156,21 @@ class Layout:
         return cat(self.head, jnp.int8), cat(self.wide, jnp.int32)
 
 
-def obs_layout(n: int) -> tuple[tuple[str, int], ...]:
+OBS_COMMON = (
+    ("cards", 4 * NC), ("me", 1), ("phase", 1), ("current_player", 1), ("round", 2),
+    ("deal", 1), ("dealer", 1), ("trump", 1), ("trick", 1), ("n_played", 1), ("leader", 1),
+    ("led_suit", 1), ("jk_named", 1), ("declared", 1), ("shippo_offered", 1),
+    ("deal_done", 1), ("last_outcome", 2), ("round_outcomes", 3), ("points", 2),
+)
+OBS_EXTRA = {"gonin": (), "yonin": (("contract", 2),), "gambari": (("target", 1),)}
+
+
+def obs_layout(n: int, variant: str = "gonin") -> tuple[tuple[str, int], ...]:
     """The observation's fields in order: (name, length); see `KanEnv._observe`."""
-    return (
-        ("cards", 4 * NC), ("me", 1), ("phase", 1), ("current_player", 1), ("round", 2),
-        ("deal", 1), ("dealer", 1), ("trump", 1), ("trick", 1), ("n_played", 1), ("leader", 1),
-        ("led_suit", 1), ("jk_named", 1), ("declared", 1), ("shippo_offered", 1),
-        ("deal_done", 1), ("last_outcome", 2), ("round_outcomes", 3), ("points", 2),
+    return OBS_COMMON + (
         ("seat_of", n), ("kankei", n), ("deal1_holders", 2), ("nijuu", 3), ("iku", 2),
         ("signal", 3), ("rk_rm", 8), ("scores", 4 * n),
-    )
+    ) + OBS_EXTRA[variant]
 
 
 @register_state
@@ -177,13 +186,13 @@ class KanState(State):
 
 # ---- small pure helpers ----------------------------------------------------------------------
 def _at_pos(pos: Array, k: Array) -> Array:
-    """The player at ring position `k` (0..4)."""
+    """The player at ring position `k`."""
     return jnp.argmax(pos == k)
 
 
 def _positions(seat_of: Array, dealer: Array, n: int) -> Array:
     """Ring positions in play order starting right of the dealer (KAN-5, KAN-6): active seats
-    get 0..4; the 6-player dealer gets 5 (inactive)."""
+    get 0..active-1 (the dealer last, except the 6-player dealer, who gets 5: inactive)."""
     s = seat_of.astype(jnp.int32)
     p = s - s[dealer] - 1  # -n .. n-2
     return jnp.where(p < 0, p + n, p)
@@ -218,6 +227,53 @@ def _card_with(rank: Array, e: Array) -> Array:
     return jnp.max(jnp.where(rank == e, CARD_IDS, -1))
 
 
+def _spread(values: Array, present: np.ndarray, fill: int = -1) -> Array:
+    """int32[53]: `values[i]` at the i-th card id where `present`, `fill` elsewhere; built
+    from static runs (no scatter)."""
+    parts, at, c = [], 0, 0
+    while c < NC:
+        run = c
+        while run < NC and present[run] == present[c]:
+            run += 1
+        if present[c]:
+            parts.append(values[at: at + run - c])
+            at += run - c
+        else:
+            parts.append(jnp.full(run - c, fill, jnp.int32))
+        c = run
+    return jnp.concatenate(parts)
+
+
+def gonin_joker_cards(g: dict[str, Array], loc: Array, cur: Array) -> tuple[Array, Array]:
+    """Trick-play card actions under the Gonin joker rules (Gonin, Gambari): (cards bool[53]
+    for actions 0..52, JK lead bool for actions 53..56); all False outside PLAY.
+    KAN-24 follow suit, KAN-25 JK never in tricks 1 and 10 and forced in trick 9, KAN-26."""
+    ph, t = jnp.asarray(g["phase"]), jnp.asarray(g["trick"])
+    leading = jnp.asarray(g["nplayed"]) == 0
+    jk_mine = loc[JK] == cur
+    jk_ok = jk_mine & (t >= 1) & (t <= 8)  # KAN-25: never in tricks 1 and 10
+    odori = jk_mine & (t == 8)  # KAN-25 odori ban: JK is the only card in trick 9
+    plain = (loc == cur) & NOT_JK
+    follow = trick_kernel.follow_mask(plain, SUIT, g["led"])  # KAN-24
+    cards = jnp.where(leading, plain, follow) & ~odori & (ph == PLAY)
+    jk_play = (ph == PLAY) & jk_ok
+    return cards.at[JK].set(jk_play & ~leading), jk_play & leading
+
+
+def action_mask(cards: Array, jk_lead: Array, blocks: dict[int, Array]) -> Array:
+    """The legal mask bool[228]: `cards` (bool[53], actions 0..52), `jk_lead` (53..56) and
+    `blocks` {first action id: bool vector or scalar with its length} for the rest."""
+    parts = [cards, jnp.broadcast_to(jk_lead, (4,))]
+    at = ks.LEAD_JK + 4
+    for start, (value, size) in sorted(blocks.items()):
+        if start > at:
+            parts.append(jnp.zeros(start - at, jnp.bool_))
+        parts.append(jnp.broadcast_to(value, (size,)))
+        at = start + size
+    parts.append(jnp.zeros(ks.NUM_ACTIONS - at, jnp.bool_))
+    return jnp.concatenate(parts)
+
+
 def summary(state: KanState) -> dict[str, Array]:
     """The comparable facts of a state (jittable, vmappable) for differential tests / logs."""
     g = Layout(state._w.shape[-1] - len(WIDE_SCALARS)).unpack(state)
@@ -240,46 +296,44 @@ def summary(state: KanState) -> dict[str, Array]:
         "scores": g["scores"],
         "points": jnp.stack([g["pk"], g["pm"]], -1).astype(i8),
         "last_outcome": g["last_outcome"].astype(i8),
+        "last_points": jnp.stack([g["last_pk"], g["last_pm"]], -1).astype(i8),
         "nijuu": jnp.stack([g["nijuu_c"], g["nijuu_x"]], -1).astype(i8),
         "deal_done": g["deal_done"] > 0,
         "trick": g["trick"].astype(i8),
         "leader": g["leader"].astype(i8),
         "played": jnp.where(loc >= PLAYED, loc - PLAYED, -1).astype(i8),  # 8 * trick + player
+        "target": g["target"].astype(i8),
+        "contract": jnp.stack([g["contract"], g["declarer"]], -1).astype(i8),
+        "first3": g["first3"].astype(i8),
     }
 
 
 class KanEnv(Env):
-    """Gonin Kan (`gonin_kan`, `players=5|6`): a whole match of `n_rounds` rounds.
+    """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
     Actions: kan_spec's table (228 ids). Observation: `observe(state, p)` -> int8[L], fields
-    in `obs_layout(n)` order (see `_observe`).
+    in `obs_layout(n, variant)` order (see `_observe`).
     """
 
-    name = "gonin_kan"
     stochastic_step = True
+    active: int  # players per trick (KAN-16, KAN-47, KAN-63)
+    deals_per_round: int = 3  # KAN-10
 
     def __init__(self, config: ks.KanConfig) -> None:
-        if config.variant != "gonin":
-            raise NotImplementedError(f"Kan variant {config.variant!r} is not implemented yet")
         self.config = config
+        self.name = {v: k for k, v in ks.GAME_VARIANT.items()}[config.variant]
         self.num_players = config.players
         self.num_actions = ks.NUM_ACTIONS
         self.illegal_action_penalty = config.illegal_action_penalty
-        # Steps per round without Shippo-Jo: deal 1: 2 (iku/koi) + 50 cards; deals 2/3:
-        # signal + trump + 50 cards + one STOP/JUUROKU decision. Shippo-Jo adds one decision
-        # per deal and CALL redeals (unbounded): the bound is then 4x a round's length, and a
-        # match with that many CALLs truncates (State.truncated).
-        per_round = 52 + 2 * 53
-        rounds = config.n_rounds
-        self.max_steps = (per_round + 3) * 4 * rounds if config.shippo_jo else per_round * rounds
-        mult, add, w3, kwin = deal_tables(config)
-        self._mult, self._add, self._w3, self._kwin = mult, add, w3, kwin
-        sig_mask = np.ones(ks.NUM_SIGNALS, bool)
-        if config.tournament_signals:  # KAN-73: F1, F2, F3 only
-            sig_mask[ks.SIGNAL_F4 - ks.SIGNAL:] = False
-        self._sig_mask = sig_mask
+        self.deck = np.zeros(NC, bool)
+        self.deck[list(cards_mod.deck(self.name, **self._deck_flags()).ids)] = True
+        self._mult, self._add, self._w3, self._kwin = deal_tables(config)
         self.layout = Layout(self.num_players)
-        self._obs_layout = obs_layout(self.num_players)
+        self._obs_layout = obs_layout(self.num_players, config.variant)
+
+    def _deck_flags(self) -> dict:
+        """The flags of `kanjax.cards.deck` for this variant's deck."""
+        return {}
 
     def __hash__(self) -> int:
         return hash(self.config)
@@ -289,85 +343,50 @@ class KanEnv(Env):
 
     # ---- dealing ------------------------------------------------------------------------------
     def _shuffle(self, key: Array, seat_of: Array, dealer: Array) -> tuple[Array, Array, Array]:
-        """A uniform deal (KAN-8) of the 50 cards, 10 to each active player.
+        """A uniform deal (KAN-8) of the deck, 10 to each active player.
 
         Returns (loc int32[53] owner of each card, -1 absent; rank int32[53] the card's place
-        0..49 in the shuffled deck: places 10q..10q+9 go to ring position q, so the card at
-        place 10q is a uniform card of that hand, independent of the hands; spare uint32[2]
-        random words for the other chance events of the deal)."""
+        in the shuffled deck (-1 absent): places 10q..10q+9 go to ring position q, so the card
+        at place 10q + i is a uniform card of that hand, independent of the hands; spare
+        uint32[2] random words for the other chance events of the deal)."""
         pos = _positions(seat_of, dealer, self.num_players)
-        ranks, spare = trick_kernel.random_ranks(key, 50)
-        absent = jnp.full(1, -1)  # 2C, 2D, 2H (KAN-1)
-        rank = jnp.concatenate([absent, ranks[:12], absent, ranks[12:24], absent, ranks[24:]])
-        slot = (rank >= 10).astype(jnp.int32) + (rank >= 20) + (rank >= 30) + (rank >= 40)
+        ranks, spare = trick_kernel.random_ranks(key, int(self.deck.sum()))
+        rank = _spread(ranks, self.deck)
+        slot = sum((rank >= ks.HAND_SIZE * q).astype(jnp.int32) for q in range(1, self.active))
         loc = jnp.full(NC, -1)
-        for q in range(ACTIVE):
-            loc = jnp.where(GONIN_DECK & (slot == q), _at_pos(pos, q), loc)
+        for q in range(self.active):
+            loc = jnp.where(self.deck & (slot == q), _at_pos(pos, q), loc)
         return loc, rank, spare
 
     def _begin_deal(
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """Start deal `deal` of round `round` (dealer, seats, round from the slots `g`) with
-        cards `loc`: deal 1 -> kan, nijū, seat change, IKU/KOI; deals 2/3 -> the signal
-        phase. Returns (slots, loc, current player)."""
-        n = self.num_players
-        players = jnp.arange(n)
-        g = dict(g)
-        deal1 = g["deal"] == 1
-        pos = _positions(g["seat_of"], g["dealer"], n)
-        loc = loc.astype(jnp.int32)
-        trump1 = _round_trump(g["round"], self.config.n_rounds)  # KAN-11
-        poh = 13 * trump1 + 12
-        holder = loc[JK]
-        nijuu = deal1 & (loc[poh] == holder)
-        if self.config.nijuu_kan_redeal:
-            # KAN-70: redealing until JK and poh are split == swapping poh with a uniform
-            # card of the 40 outside the holder's hand (exactly the conditional law).
-            r = (spare[1] % 40).astype(jnp.int32)
-            q = pos[holder] + 1 + r // ks.HAND_SIZE
-            y = _card_with(entry, ks.HAND_SIZE * jnp.where(q >= ACTIVE, q - ACTIVE, q)
-                           + r % ks.HAND_SIZE)
-            swapped = jnp.where(CARD_IDS == poh, loc[y], jnp.where(CARD_IDS == y, holder, loc))
-            loc = jnp.where(nijuu, swapped, loc)
-            nij_c, nij_x = jnp.int32(-1), jnp.int32(-1)
-        else:
-            # KAN-18: partner P = next(next(H)); c uniform in P's hand, x uniform in {JK, poh}.
-            partner = _at_pos(pos, (pos[holder] + 2) % ACTIVE)
-            c = _card_with(entry, ks.HAND_SIZE * pos[partner])
-            x = jnp.where((spare[0] & 1) == 1, JK, poh)
-            swapped = jnp.where(CARD_IDS == x, partner, jnp.where(CARD_IDS == c, holder, loc))
-            loc = jnp.where(nijuu, swapped, loc)
-            nij_c, nij_x = jnp.where(nijuu, c, -1), jnp.where(nijuu, x, -1)
-        jk1, ace1 = loc[JK], loc[poh]  # KAN-17, KAN-19
-        # KAN-20: adjacent kankei -> the right-hand one swaps with the next player.
-        gap = (pos[ace1] - pos[jk1]) % ACTIVE
-        adjacent = deal1 & ((gap == 1) | (gap == ACTIVE - 1))
-        b = jnp.where(gap == 1, ace1, jk1)
-        m = _at_pos(pos, (pos[b] + 1) % ACTIVE)
-        moves = adjacent & ((players == b) | (players == m))
-        partner_of = jnp.where(players == b, m, b)
-        seat_of = jnp.where(moves, g["seat_of"][partner_of], g["seat_of"])
-        pos = jnp.where(moves, pos[partner_of], pos)
-        # KAN-21: default leader = the kankei with two mukankei on his right.
-        dleader = jnp.where((pos[ace1] - pos[jk1]) % ACTIVE == 3, jk1, ace1)
-        # KAN-36/37: in deal 2 the ace holder shows, in deal 3 the joker holder.
-        shower = jnp.where(g["deal"] == 2, g["ace1"], g["jk1"])
-        chooser = jnp.where(g["deal"] == 2, g["jk1"], g["ace1"])
-        g.update(
-            seat_of=seat_of, pos=pos,
-            kankei=jnp.where(deal1, (players == jk1) | (players == ace1), g["kankei"]),
-            phase=jnp.where(deal1, IKU_KOI, SIGNAL),
-            leader=jnp.where(deal1, dleader, chooser),
-            trump=jnp.where(deal1, trump1, -1),
-            jk1=jnp.where(deal1, jk1, g["jk1"]), ace1=jnp.where(deal1, ace1, g["ace1"]),
-            nijuu_c=jnp.where(deal1, nij_c, g["nijuu_c"]),
-            nijuu_x=jnp.where(deal1, nij_x, g["nijuu_x"]),
-            trick=0, nplayed=0, led=-1, jk_named=-1, iku0=-1, iku1=-1, sig_form=-1, sig_a=-1,
-            sig_b=-1, declared=0, shippo=0, pk=0, pm=0, best_s=0, best_p=0, tpts=0,
-            winners=jnp.full(ks.NUM_TRICKS, -1),
-        )
-        return g, loc, jnp.where(deal1, dleader, shower)
+        cards `loc` (`entry`, `spare`: the shuffle's places and spare words). Returns
+        (slots, loc, current player)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _fresh_deal_slots() -> dict[str, Array]:
+        """The per-deal slots every deal starts with."""
+        return dict(trick=0, nplayed=0, led=-1, jk_named=-1, iku0=-1, iku1=-1, sig_form=-1,
+                    sig_a=-1, sig_b=-1, declared=0, shippo=0, pk=0, pm=0, best_s=0, best_p=0,
+                    tpts=0, contract=0, declarer=-1, first3=jnp.full(3, -1),
+                    winners=jnp.full(ks.NUM_TRICKS, -1))
+
+    def _separate(self, g: dict[str, Array], a: Array, b: Array, do: Array) -> None:
+        """KAN-20 / KAN-55: if players a and b sit in adjacent active seats (and `do`), the
+        right-hand one swaps seats with the next player to his right. Updates seat_of, pos."""
+        players = jnp.arange(self.num_players)
+        pos, k = g["pos"], self.active
+        gap = (pos[b] - pos[a]) % k
+        adjacent = do & ((gap == 1) | (gap == k - 1))
+        right = jnp.where(gap == 1, b, a)
+        m = _at_pos(pos, (pos[right] + 1) % k)
+        moves = adjacent & ((players == right) | (players == m))
+        partner_of = jnp.where(players == right, m, right)
+        g["seat_of"] = jnp.where(moves, g["seat_of"][partner_of], g["seat_of"])
+        g["pos"] = jnp.where(moves, pos[partner_of], pos)
 
     def _finish(self, s: KanState, g: dict[str, Array], loc: Array, cur: Array,
                 **common: Array) -> KanState:
@@ -386,10 +405,9 @@ class KanEnv(Env):
         """Match start before the first deal (round 0, first dealer, nobody moved)."""
         n = self.num_players
         g = {k: jnp.int32(-1) for k in HEAD_SCALARS}
-        g.update(phase=IKU_KOI, deal=1, dealer=self.config.first_dealer_seat, trick=0,
-                 nplayed=0, leader=0, declared=0, shippo=0, pk=0, pm=0, best_s=0, best_p=0,
-                 tpts=0, deal_done=0, winners=jnp.full(ks.NUM_TRICKS, -1),
-                 seat_of=jnp.arange(n), pos=jnp.zeros(n), kankei=jnp.zeros(n),
+        g.update(self._fresh_deal_slots())
+        g.update(phase=PLAY, deal=1, dealer=self.config.first_dealer_seat, leader=0,
+                 deal_done=0, seat_of=jnp.arange(n), pos=jnp.zeros(n), kankei=jnp.zeros(n),
                  round=0, rk=0, rm=0, scores=jnp.zeros(n))
         h, w = self.layout.pack(g)
         return KanState(
@@ -414,150 +432,90 @@ class KanEnv(Env):
         return self._legal_from(self.layout.unpack(s), s._loc, s.current_player)
 
     def _legal_from(self, g: dict[str, Array], loc: Array, cur: Array) -> Array:
-        ph, t = jnp.asarray(g["phase"]), jnp.asarray(g["trick"])
-        leading = jnp.asarray(g["nplayed"]) == 0
-        jk_mine = loc[JK] == cur
-        jk_ok = jk_mine & (t >= 1) & (t <= 8)  # KAN-25: never in tricks 1 and 10
-        odori = jk_mine & (t == 8)  # KAN-25 odori ban: JK is the only card in trick 9
-        plain = (loc == cur) & NOT_JK
-        follow = trick_kernel.follow_mask(plain, SUIT, g["led"])  # KAN-24
-        cards = jnp.where(leading, plain, follow) & ~odori & (ph == PLAY)
-        jk_play = (ph == PLAY) & jk_ok
-        return jnp.concatenate([
-            cards[:JK],
-            (jk_play & ~leading)[None],  # 52 play JK when following
-            jnp.broadcast_to(jk_play & leading, (4,)),  # 53..56 lead JK naming a suit (KAN-26)
-            jnp.broadcast_to(ph == IKU_KOI, (2,)),  # 57, 58
-            jnp.broadcast_to(ph == DECIDE, (2,)),  # 59, 60
-            jnp.broadcast_to(ph == TRUMP, (4,)),  # 61..64
-            jnp.asarray(self._sig_mask) & (ph == SIGNAL),  # 65..220 (KAN-38, KAN-73)
-            jnp.broadcast_to(ph == SHIPPO, (2,)),  # 221, 222
-            jnp.zeros(5, jnp.bool_),  # 223..227: Gambari / Yonin
-        ])
+        raise NotImplementedError
 
-    def _step(self, s: KanState, action: Array, key: Array) -> KanState:
-        n = self.num_players
-        cfg = self.config
-        players = jnp.arange(n)
-        g = self.layout.unpack(s)
-        new = dict(g)
-        a = action.astype(jnp.int32)
-        cur = s.current_player.astype(jnp.int32)
-        ph = g["phase"]
-        in_iku, in_sig, in_trump = ph == IKU_KOI, ph == SIGNAL, ph == TRUMP
-        in_play, in_dec, in_ship = ph == PLAY, ph == DECIDE, ph == SHIPPO
-        kankei = g["kankei"] > 0
-        pos, deal, leader = g["pos"], g["deal"], g["leader"]
+    # ---- shared step pieces ---------------------------------------------------------------------
+    def _strength(self, suit: Array, rank: Array, led: Array, trump: Array, is_jk: Array,
+                  trick: Array) -> Array:
+        """KAN-27 as a number (the JK always wins); Yonin overrides trick 10 (KAN-54)."""
+        return trick_kernel.card_strength(suit, rank, led, trump, is_jk)
 
-        # ---- IKU / KOI (KAN-21): the default leader (`leader`) first, then the other kankei.
-        first = g["iku0"] < 0
-        said = (a == ks.IKU).astype(jnp.int32)
-        other_k = jnp.argmax(kankei & (players != leader))
-        new["iku0"] = jnp.where(in_iku & first, said, g["iku0"])
-        new["iku1"] = jnp.where(in_iku & ~first, said, g["iku1"])
-        resolved = in_iku & ~first
-        iku_leader = jnp.where((g["iku0"] == 0) & (said == 1), other_k, leader)
-
-        # ---- signal (KAN-38): hand index i = the card with i smaller cards in the hand
-        sig = jnp.asarray(SIG_TABLE)[jnp.clip(a - ks.SIGNAL, 0, ks.NUM_SIGNALS - 1)]
-        shown = _kth_card(s._loc == cur, sig[1:])
-        new["sig_form"] = jnp.where(in_sig, sig[0], g["sig_form"])
-        new["sig_a"] = jnp.where(in_sig, shown[0], g["sig_a"])
-        new["sig_b"] = jnp.where(in_sig, shown[1], g["sig_b"])
-        chooser = jnp.where(deal == 2, g["jk1"], g["ace1"])
-        trump = jnp.where(in_trump, a - ks.TRUMP, g["trump"])
-        new["trump"] = trump
-
-        # ---- trick play (KAN-23..KAN-28); the winner is a running maximum
+    def _play(self, g: dict[str, Array], new: dict[str, Array], loc: Array, a: Array,
+              cur: Array, in_play: Array) -> tuple[Array, Array, Array]:
+        """A card played (KAN-23..KAN-28): updates the trick slots of `new` where `in_play`.
+        The winner is a running maximum. Returns (loc, trick complete, its winner)."""
         t = g["trick"]
+        kankei = g["kankei"] > 0
         leading = g["nplayed"] == 0
         is_jk_lead = a >= ks.LEAD_JK
         card = jnp.where(is_jk_lead, JK, a)
-        loc = jnp.where(in_play & (CARD_IDS == card), PLAYED + 8 * t + cur, s._loc)
+        loc = jnp.where(in_play & (CARD_IDS == card), PLAYED + 8 * t + cur, loc)
         card_suit = (card >= 13).astype(jnp.int32) + (card >= 26) + (card >= 39) + (card >= JK)
         rank = card - 13 * card_suit
         suit = jnp.where(is_jk_lead, a - ks.LEAD_JK, card_suit)  # a JK lead names a suit
         led = jnp.where(in_play & leading, suit, g["led"])
-        new["led"] = led
-        new["jk_named"] = jnp.where(in_play & leading & is_jk_lead, suit, g["jk_named"])
-        strength = trick_kernel.card_strength(suit, rank, led, trump, card == JK)  # KAN-27
+        strength = self._strength(suit, rank, led, new["trump"], card == JK, t)
         better = leading | (strength > g["best_s"])
         best_s = jnp.where(better, strength, g["best_s"])
         winner = jnp.where(better, cur, g["best_p"])
         tpts = jnp.where(leading, 0, g["tpts"]) + ((card < JK) & (rank >= 9))  # KAN-3
         nplayed = g["nplayed"] + 1
-        complete = in_play & (nplayed == ACTIVE)
+        complete = in_play & (nplayed == self.active)
         wk = kankei[winner]
-        pk = g["pk"] + jnp.where(complete & wk, tpts, 0)  # KAN-28
-        pm = g["pm"] + jnp.where(complete & ~wk, tpts, 0)
-        ntricks = t + complete
-        next_player = _at_pos(pos, (pos[cur] + 1) % ACTIVE)
         new.update(
+            led=led,
+            jk_named=jnp.where(in_play & leading & is_jk_lead, suit, g["jk_named"]),
             best_s=jnp.where(in_play, best_s, g["best_s"]),
             best_p=jnp.where(in_play, winner, g["best_p"]),
             tpts=jnp.where(in_play, tpts, g["tpts"]),
-            nplayed=jnp.where(in_play, nplayed % ACTIVE, g["nplayed"]),
-            trick=ntricks, pk=pk, pm=pm,
+            nplayed=jnp.where(in_play, nplayed % self.active, g["nplayed"]),
+            trick=t + complete,
+            pk=g["pk"] + jnp.where(complete & wk, tpts, 0),  # KAN-28
+            pm=g["pm"] + jnp.where(complete & ~wk, tpts, 0),
             winners=jnp.where(complete & (jnp.arange(ks.NUM_TRICKS) == t), winner,
                               g["winners"]),
         )
-        leader = jnp.where(resolved, iku_leader, leader)
-        leader = jnp.where(in_trump, cur, leader)
-        leader = jnp.where(complete, winner, leader)
-        new["leader"] = leader
+        return loc, complete, winner
 
-        # ---- end-of-trick checks (KAN-30)
-        # (a) Shippo-Jo (KAN-71): all aces and JK played by one team -> the other may call.
-        if cfg.shippo_jo:
-            code = loc[ACES_JK].astype(jnp.int32)
-            by_k = kankei[code & 7]
-            one_team = jnp.all(code >= PLAYED) & (jnp.all(by_k) | jnp.all(~by_k))
-            trig = complete & (g["shippo"] == 0) & one_team
-            callers = (kankei != by_k[0]) & (pos < ACTIVE)
-            decider = jnp.argmin(jnp.where(callers, (pos - pos[winner]) % ACTIVE, ACTIVE))
-        else:
-            trig = jnp.bool_(False)
-            decider = jnp.int32(0)
-        new["shippo"] = g["shippo"] | trig
-        nocall = in_ship & (a == ks.SHIPPO_NO_CALL)
-        run = (complete & ~trig) | nocall
-        # (c) juuroku, (d) sukonku, (e) normal end.
-        tgt = jnp.where(deal == 2, 8, 9)  # KAN-29: T(d) = 9, 8, 9; U(d) = 17 - T(d)
-        decl = g["declared"]
-        suk = (decl == 0) & (pk >= tgt) & (pm == 0)  # KAN-31
-        gsuk = (decl == 0) & (pm >= 17 - tgt) & (pk == 0)
-        out = jnp.where(ntricks == ks.NUM_TRICKS,
-                        jnp.where(pk >= tgt, ks.NORMAL_WIN, ks.NORMAL_LOSS), -1)  # KAN-33
-        out = jnp.where((deal == 1) & gsuk, ks.GYAKU_SUKONKU, out)
-        out = jnp.where((deal == 1) & suk, ks.SUKONKU, out)
-        decide = (deal > 1) & (suk | gsuk)
+    def _next_player(self, pos: Array, cur: Array) -> Array:
+        """next(cur): the next active player to the right (KAN-5, KAN-6)."""
+        return _at_pos(pos, (pos[cur] + 1) % self.active)
+
+    @staticmethod
+    def _checks(deal: Array, pk: Array, pm: Array, tricks: Array, declared: Array,
+                target: Array, decisions: bool) -> tuple[Array, Array]:
+        """End-of-trick checks (c)-(e) of KAN-30 for kankei target `target` (KAN-29, KAN-67):
+        (outcome or -1, the trick winner must choose STOP / JUUROKU). `declared` is the
+        active juuroku (1) / gyaku juuroku (2) or 0; with `decisions` the sukonku condition of
+        deals 2/3 asks for a decision (KAN-31), else it ends the deal at once."""
+        suk = (declared == 0) & (pk >= target) & (pm == 0)  # KAN-31
+        gsuk = (declared == 0) & (pm >= 17 - target) & (pk == 0)
+        out = jnp.where(tricks == ks.NUM_TRICKS,
+                        jnp.where(pk >= target, ks.NORMAL_WIN, ks.NORMAL_LOSS), -1)  # KAN-33
+        decide = (deal > 1) & (suk | gsuk) if decisions else jnp.bool_(False)
+        out = jnp.where(gsuk & ~decide, ks.GYAKU_SUKONKU, out)
+        out = jnp.where(suk & ~decide, ks.SUKONKU, out)
         out = jnp.where(decide, -1, out)
-        out = jnp.where((decl == 2) & (pm == 16), ks.GYAKU_JUUROKU_OK, out)  # KAN-32
-        out = jnp.where((decl == 2) & (pk > 0), ks.GYAKU_JUUROKU_FAIL, out)
-        out = jnp.where((decl == 1) & (pk == 16), ks.JUUROKU_OK, out)
-        out = jnp.where((decl == 1) & (pm > 0), ks.JUUROKU_FAIL, out)
-        outcome = jnp.where(run, out, -1)
-        to_decide = run & decide
-        # STOP / JUUROKU by the trick winner (KAN-31), Shippo CALL (KAN-71).
-        outcome = jnp.where(in_dec & (a == ks.STOP),
-                            jnp.where(pm == 0, ks.SUKONKU, ks.GYAKU_SUKONKU), outcome)
-        new["declared"] = jnp.where(in_dec & (a == ks.JUUROKU), jnp.where(pm == 0, 1, 2), decl)
-        outcome = jnp.where(in_ship & (a == ks.SHIPPO_CALL), ks.SHIPPO_VOID, outcome)
+        out = jnp.where((declared == 2) & (pm == 16), ks.GYAKU_JUUROKU_OK, out)  # KAN-32
+        out = jnp.where((declared == 2) & (pk > 0), ks.GYAKU_JUUROKU_FAIL, out)
+        out = jnp.where((declared == 1) & (pk == 16), ks.JUUROKU_OK, out)
+        out = jnp.where((declared == 1) & (pm > 0), ks.JUUROKU_FAIL, out)
+        return out, decide
 
-        # ---- next phase and player
-        cur_new = jnp.where(in_iku, jnp.where(first, other_k, iku_leader), cur)
-        cur_new = jnp.where(in_sig, chooser, cur_new)
-        cur_new = jnp.where(in_play, jnp.where(complete, winner, next_player), cur_new)
-        cur_new = jnp.where(nocall, leader, cur_new)
-        phase = jnp.where(resolved | in_trump | in_dec | nocall, PLAY, ph)
-        phase = jnp.where(in_sig, TRUMP, phase)
-        phase = jnp.where(trig, SHIPPO, phase)
-        cur_new = jnp.where(trig, decider, cur_new)
-        phase = jnp.where(to_decide, DECIDE, phase)
+    def _between_deals(self, new: dict[str, Array], deal1_won: Array) -> None:
+        """Changes between a won deal 1 and deal 2 (Yonin's seat change, KAN-55)."""
 
-        # ---- end of deal: score (KAN-40..44), round end (KAN-14), next dealer (KAN-15)
+    def _settle(self, s: KanState, g: dict[str, Array], new: dict[str, Array], loc: Array,
+                cur: Array, outcome: Array, key: Array) -> KanState:
+        """The end of the step: where `outcome` >= 0 the deal ended: score it (KAN-40..44,
+        KAN-61, KAN-68), end the round (KAN-14; rewards), pass the deal (KAN-15), end the
+        match (KAN-9) or deal the next deal from `key`. Otherwise the state is `new`, `loc`,
+        player `cur`."""
+        n = self.num_players
+        players = jnp.arange(n)
+        deal = g["deal"]
         ended = outcome >= 0
-        o = jnp.clip(outcome, 0, ks.SHIPPO_VOID)
+        o = jnp.clip(outcome, 0, ks.NUM_OUTCOMES - 1)
         void = outcome == ks.SHIPPO_VOID
         d1 = (deal == 1).astype(jnp.int32)
         kwin = jnp.asarray(self._kwin)[o]
@@ -565,56 +523,76 @@ class KanEnv(Env):
         r_new = jnp.asarray(self._mult)[o, d1] * r + jnp.asarray(self._add)[o, d1]
         r_new = r_new + ((deal == 3) & kwin) * jnp.asarray(self._w3)  # W3
         r = jnp.where(ended, r_new, r)
-        round_over = ended & ~void & (~kwin | (deal == 3))
+        round_over = ended & ~void & (~kwin | (deal == self.deals_per_round))
+        kankei = new["kankei"] > 0
         gets_rk = kankei | ((players == g["dealer"]) if n == 6 else False)  # KAN-40
         rewards = jnp.where(round_over, jnp.where(gets_rk, r[0], r[1]), 0)
         rnd = g["round"] + round_over
-        terminated = round_over & (rnd >= cfg.n_rounds)
-        seat = g["seat_of"]
+        terminated = round_over & (rnd >= self.config.n_rounds)
+        seat = new["seat_of"]
         right = (seat[g["dealer"]] + 1) % n
         for d in (1, 2, 3):
             new[f"out{d}"] = jnp.where(round_over, -1, jnp.where(
                 ended & ~void & (deal == d), outcome, g[f"out{d}"]))
         new.update(
-            phase=jnp.where(terminated, OVER, phase), round=rnd,
+            phase=jnp.where(terminated, OVER, new["phase"]), round=rnd,
             rk=jnp.where(round_over, 0, r[0]), rm=jnp.where(round_over, 0, r[1]),
             scores=g["scores"] + rewards,
             dealer=jnp.where(round_over, jnp.argmax(seat == right), g["dealer"]),
             deal=jnp.where(round_over, 1, jnp.where(ended & ~void, deal + 1, deal)),
             last_outcome=jnp.where(ended, outcome, g["last_outcome"]),
             last_deal=jnp.where(ended, deal, g["last_deal"]), deal_done=ended,
+            last_pk=jnp.where(ended, new["pk"], g["last_pk"]),
+            last_pm=jnp.where(ended, new["pm"], g["last_pm"]),
         )
-        # a new deal (next deal, next round or Shippo-Jo redeal) is dealt in this step
+        self._between_deals(new, ended & (deal == 1) & kwin & ~round_over)
+        # a new deal (next deal, next round or redeal) is dealt in this step
         fresh, fresh_loc, fresh_cur = self._begin_deal(
-            new, *self._shuffle(key, new["seat_of"], new["dealer"]))
+            dict(new), *self._shuffle(key, new["seat_of"], new["dealer"]))
         deal_now = ended & ~terminated
         new = {k: jnp.where(deal_now, fresh[k], v) for k, v in new.items()}
         return self._finish(
-            s, new, jnp.where(deal_now, fresh_loc, loc), jnp.where(deal_now, fresh_cur, cur_new),
+            s, new, jnp.where(deal_now, fresh_loc, loc), jnp.where(deal_now, fresh_cur, cur),
             rewards=rewards.astype(jnp.float32), terminated=terminated,
         )
 
     def _deal_done(self, state: KanState) -> Array:
         return state._h[..., self.layout.head["deal_done"]] > 0
 
+    # ---- observation ------------------------------------------------------------------------
+    def _obs_hand(self, g: dict[str, Array], loc: Array, p: Array) -> Array:
+        """The cards of his hand `p` sees (bool[53])."""
+        return loc == p
+
+    def _obs_teams(self, g: dict[str, Array], p: Array) -> tuple[Array, Array]:
+        """What `p` knows of the teams: (kankei int[n] 1 / 0 / -1 unknown, points [pk, pm])."""
+        return g["kankei"], jnp.stack([g["pk"], g["pm"]])
+
+    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
+        """The variant's extra public fields (OBS_EXTRA)."""
+        return []
+
     def _observe(self, s: KanState, player: Array) -> Array:
-        """What `player` may know (KAN-46), int8[L]; fields in `obs_layout(n)` order:
+        """What `player` may know (KAN-46), int8[L]; fields in `obs_layout(n, variant)` order:
 
         - cards (53 x 4, card-major): [in my hand, played by (player, -1), trick played in
-          (0..9, -1), taken by (trick winner, -1)] for card ids 0..52 (this deal);
+          (0..9, -1), taken by (trick winner, -1)] for card ids 0..52 (this deal); in a Yonin
+          trump choice the chooser sees only his first three cards, the others none (KAN-57);
         - me, phase, current_player, round (int16 as 2 little-endian bytes), deal (1..3),
           dealer, trump (-1 unnamed), trick (0..9), n_played (cards in the current trick),
           leader (of the current trick; IKU_KOI: the default leader), led_suit, jk_named (suit
           named by this deal's JK lead), declared (0, 1 juuroku, 2 gyaku), shippo_offered,
           deal_done, last_outcome (outcome, deal), round_outcomes (deals 1..3 of this round),
-          points (kankei, mukankei), seat_of (n), kankei (n);
-        - deal1_holders: deal-1 joker and poh holders, from deal 2 on (else -1);
+          points (kankei, mukankei; -1 while the teams are secret: Yonin deal 1, KAN-28),
+          seat_of (n), kankei (n; 1 / 0, or -1 where p cannot know: Yonin deal 1, KAN-52);
+        - deal1_holders: deal-1 joker and poh (Yonin: trump jack) holders, from deal 2 on;
         - nijuu: [exchange happened, c, x]; c and x only for the two kankei (H and P), else -1;
         - iku: IKU(1)/KOI(0) of the default leader and of the other kankei, public once
           resolved; the default leader sees his own choice before (the other never does);
         - signal: [form, card, card]; the card ids only for the shower and the chooser;
           others see F3 as F2 (KAN-38);
-        - rk_rm: Rk, Rm as int32 little-endian bytes (8); scores: n int32 as bytes (4n).
+        - rk_rm: Rk, Rm as int32 little-endian bytes (8); scores: n int32 as bytes (4n);
+        - Yonin: contract (kind 0 / 1 SKUNK / 2 ALL16, declarer or -1); Gambari: target.
         Players are absolute ids (0..n-1); suits C=0 D=1 H=2 S=3.
         """
         g = self.layout.unpack(s)
@@ -623,7 +601,7 @@ class KanEnv(Env):
         played = loc >= PLAYED
         trick_of = jnp.where(played, (loc >> 3) - 1, -1)
         cards = jnp.stack([
-            loc == p, jnp.where(played, loc & 7, -1), trick_of,
+            self._obs_hand(g, loc, p), jnp.where(played, loc & 7, -1), trick_of,
             jnp.where(played, g["winners"][trick_of], -1),
         ], axis=1).reshape(-1)
         deal = g["deal"]
@@ -637,6 +615,8 @@ class KanEnv(Env):
         form = jnp.where(~knows & (g["sig_form"] == ks.F3), ks.F2, g["sig_form"])
         is_k = g["kankei"][p] > 0
         nijuu = jnp.stack([g["nijuu_c"], g["nijuu_x"]])
+        kankei, points = self._obs_teams(g, p)
+        extra = self._obs_extra(g)
 
         def byte(x: Array, dtype) -> Array:
             return jax.lax.bitcast_convert_type(x.astype(dtype), jnp.int8).reshape(-1)
@@ -648,11 +628,12 @@ class KanEnv(Env):
             i8(cards, p, g["phase"], s.current_player), byte(g["round"], jnp.int16),
             i8(deal, g["dealer"], g["trump"], g["trick"], g["nplayed"], g["leader"], g["led"],
                g["jk_named"], g["declared"], g["shippo"], g["deal_done"], g["last_outcome"],
-               g["last_deal"], g["out1"], g["out2"], g["out3"], g["pk"], g["pm"],
-               g["seat_of"], g["kankei"],
+               g["last_deal"], g["out1"], g["out2"], g["out3"], points,
+               g["seat_of"], kankei,
                jnp.where(deal >= 2, jnp.stack([g["jk1"], g["ace1"]]), -1),
                nijuu[0] >= 0, jnp.where(is_k, nijuu, -1), iku, form, *shown),
             byte(jnp.stack([g["rk"], g["rm"]]), jnp.int32), byte(g["scores"], jnp.int32),
+            i8(*extra) if extra else jnp.zeros(0, jnp.int8),
         ])
 
     @property
@@ -723,61 +704,35 @@ class KanEnv(Env):
         return ks.encode_signal(form, tuple(shown))
 
     # ---- deal strings ----------------------------------------------------------------------------
+    DEAL_FIELDS: tuple[str, ...] = ("players", "dealer", "round", "seats", "scores")
+
     def from_deal(self, deal: str, key: Array | None = None) -> KanState:
-        """A state from a deal string (hands by SEAT; the 6-player dealer's hand is empty):
-
-            gonin_kan [players=6] [dealer=<player>] [round=<r>] [seats=<player per seat,...>]
-                      [scores=<n ints>] [nijuu=<card>,<JK|poh>] | <seat 0> | <seat 1> | ...
-
-        builds deal 1 of round r: kan (KAN-17), the nijū exchange (KAN-18; `nijuu=` gives c,
-        taken from P's hand, and x; without it the exchange is drawn from `key`), the seat
-        change (KAN-20); the state is at the first IKU/KOI. With `nijuu_kan_redeal` a deal
-        where one hand holds JK and poh is replaced by a fresh deal drawn from `key` (KAN-70).
-        Deals 2/3: add `deal=2|3 kankei=<p>,<p> joker=<p> ace=<p> [rk=<int>] [rm=<int>]
-        [won=<outcome code or name>,...]` (deal-1 joker / poh holders; outcomes of the earlier
-        deals of the round): the state is at the signal. Defaults: seats identity, dealer the
-        occupant of `first_dealer_seat`, round 0, scores 0, rk = rm = 0. Bad fields or values
-        raise ValueError naming them.
-        """
+        """A state from a deal string; see the variant's `_from_deal` for its fields."""
         n = self.num_players
-        d = cards_mod.parse_deal(deal)
-        if d.game != "gonin_kan":
-            raise ValueError(f"deal string for {d.game!r}: this env plays gonin_kan")
+        d = cards_mod.parse_deal(deal, **self._deck_flags())
+        if d.game != self.name:
+            raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
         keys = [k for k, _ in d.fields]
         f = dict(d.fields)
-        allowed = {"players", "dealer", "round", "seats", "scores", "nijuu", "deal", "kankei",
-                   "joker", "ace", "rk", "rm", "won"}
         for k in keys:
-            if k not in allowed:
-                raise ValueError(f"unknown deal field {k!r}; fields: {', '.join(sorted(allowed))}")
+            if k not in self.DEAL_FIELDS:
+                raise ValueError(
+                    f"unknown deal field {k!r}; fields: {', '.join(sorted(self.DEAL_FIELDS))}")
             if keys.count(k) > 1:
                 raise ValueError(f"deal field {k!r} given twice")
         if d.sections:
-            raise ValueError(f"gonin_kan deals have no named sections: {d.sections[0][0]!r}")
-
-        def ints(k: str, count: int | None = None, lo: int | None = None,
-                 hi: int | None = None) -> list[int]:
-            try:
-                vals = [int(v) for v in f[k].split(",")]
-            except ValueError:
-                raise ValueError(f"deal field {k}={f[k]!r}: want integers") from None
-            if count is not None and len(vals) != count:
-                raise ValueError(f"deal field {k}={f[k]!r}: want {count} values")
-            if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in vals):
-                raise ValueError(f"deal field {k}={f[k]!r}: values must be in {lo}..{hi}")
-            return vals
-
-        if "players" in f and ints("players", 1)[0] != n:
+            raise ValueError(f"{self.name} deals have no named sections: {d.sections[0][0]!r}")
+        fields = DealFields(f)
+        if "players" in f and fields.ints("players", 1)[0] != n:
             raise ValueError(f"deal field players={f['players']}: this env has {n} players")
-        seats = ints("seats", n, 0, n - 1) if "seats" in f else list(range(n))
+        seats = fields.ints("seats", n, 0, n - 1) if "seats" in f else list(range(n))
         if sorted(seats) != list(range(n)):
             raise ValueError(f"deal field seats={f['seats']}: want each player once")
         seat_of = np.argsort(seats)
-        dealer = (ints("dealer", 1, 0, n - 1)[0] if "dealer" in f
+        dealer = (fields.ints("dealer", 1, 0, n - 1)[0] if "dealer" in f
                   else seats[self.config.first_dealer_seat])
-        rnd = ints("round", 1, 0, self.config.n_rounds - 1)[0] if "round" in f else 0
-        scores = ints("scores", n) if "scores" in f else [0] * n
-        deal_no = ints("deal", 1, 1, 3)[0] if "deal" in f else 1
+        rnd = fields.ints("round", 1, 0, self.config.n_rounds - 1)[0] if "round" in f else 0
+        scores = fields.ints("scores", n) if "scores" in f else [0] * n
         # hands by seat -> card owners (KAN-8: 10 cards to each active seat)
         if len(d.hands) != n:
             raise ValueError(f"deal has {len(d.hands)} hands: want one per seat ({n})")
@@ -789,95 +744,69 @@ class KanEnv(Env):
                 raise ValueError(f"hand of seat {seat} (player {p}) has {len(hand)} cards: "
                                  f"want {want}")
             for c in hand:
-                if not GONIN_DECK[c]:
-                    raise ValueError(f"card {_TOK.token(c)} is not in the gonin_kan deck")
+                if not self.deck[c]:
+                    raise ValueError(f"card {_TOK.token(c)} is not in the {self.name} deck")
                 if loc[c] >= 0:
                     raise ValueError(f"card {_TOK.token(c)} is dealt twice")
                 loc[c] = p
         s = self._blank()
         g = self.layout.unpack(s)
-        g.update(seat_of=seat_of, dealer=dealer, round=rnd, scores=np.asarray(scores),
-                 deal=deal_no)
+        g.update(seat_of=seat_of, dealer=dealer, round=rnd, scores=np.asarray(scores))
         pos = np.asarray(_positions(jnp.asarray(seat_of), dealer, n))
-        entry = np.full(NC, -1, np.int32)
-        spare = np.zeros(2, np.uint32)
-        if deal_no == 1:
-            for k in ("kankei", "joker", "ace", "rk", "rm", "won"):
-                if k in f:
-                    raise ValueError(f"deal field {k!r} is only for deal=2|3")
-            poh = 13 * int(_round_trump(rnd, self.config.n_rounds)) + 12
-            holder = int(loc[JK])
-            nijuu = loc[poh] == holder
-            if "nijuu" in f and (not nijuu or self.config.nijuu_kan_redeal):
-                raise ValueError(f"deal field nijuu={f['nijuu']}: no nijū exchange in this deal "
-                                 f"(JK and {_TOK.token(poh)} in different hands, or "
-                                 "nijuu_kan_redeal)")
-            if nijuu and self.config.nijuu_kan_redeal:
-                if key is None:
-                    raise ValueError("nijuu_kan_redeal: this deal is redealt; pass a key")
-                loc, entry, spare = self._shuffle(key, jnp.asarray(seat_of), dealer)
-            elif nijuu:
-                partner = int(np.flatnonzero(pos == (pos[holder] + 2) % ACTIVE)[0])
-                hand = [int(c) for c in np.flatnonzero(loc == partner)]
-                if "nijuu" in f:
-                    toks = f["nijuu"].split(",")
-                    if len(toks) != 2:
-                        raise ValueError(f"deal field nijuu={f['nijuu']}: want <card>,<JK|poh>")
-                    try:
-                        c, x = _TOK.card(toks[0]), _TOK.card(toks[1])
-                    except cards_mod.CardError as err:
-                        raise ValueError(f"deal field nijuu={f['nijuu']}: {err}") from None
-                    if c not in hand:
-                        raise ValueError(f"deal field nijuu={f['nijuu']}: {toks[0]} is not in "
-                                         f"the hand of the partner (player {partner})")
-                    if x not in (JK, poh):
-                        raise ValueError(f"deal field nijuu={f['nijuu']}: x must be JK or "
-                                         f"{_TOK.token(poh)}")
-                elif key is None:
-                    raise ValueError("this deal needs a nijū exchange: give nijuu=<card>,<JK|"
-                                     "poh> or a key")
-                else:  # KAN-18 chance event drawn from key
-                    k_c, k_x = jax.random.split(key)
-                    c = hand[int(jax.random.randint(k_c, (), 0, ks.HAND_SIZE))]
-                    x = JK if bool(jax.random.bernoulli(k_x)) else poh
-                entry[c] = ks.HAND_SIZE * pos[partner]
-                spare[0] = int(x == JK)
-        else:
-            for k in ("kankei", "joker", "ace"):
-                if k not in f:
-                    raise ValueError(f"deal={deal_no} needs field {k!r}")
-            if "nijuu" in f:
-                raise ValueError("deal field 'nijuu' is only for deal 1")
-            kk = ints("kankei", 2, 0, n - 1)
-            jk1, ace1 = ints("joker", 1, 0, n - 1)[0], ints("ace", 1, 0, n - 1)[0]
-            if kk[0] == kk[1] or (n == 6 and dealer in kk):
-                raise ValueError(f"deal field kankei={f['kankei']}: want two active players")
-            if sorted([jk1, ace1]) != sorted(kk):
-                raise ValueError(f"deal fields joker={jk1} ace={ace1}: must be the two kankei "
-                                 f"{kk}")
-            if (pos[kk[0]] - pos[kk[1]]) % ACTIVE in (1, ACTIVE - 1):
-                raise ValueError(f"deal field kankei={f['kankei']}: kankei sit next to each "
-                                 "other (KAN-20 separates them in deal 1)")
-            won = [-1, -1, -1]
-            if "won" in f:
-                vals = f["won"].split(",")
-                if len(vals) != deal_no - 1:
-                    raise ValueError(f"deal field won={f['won']}: want {deal_no - 1} outcomes")
-                for i, v in enumerate(vals):
-                    o = int(v) if v.lstrip("-").isdigit() else (
-                        ks.OUTCOME_NAMES.index(v) if v in ks.OUTCOME_NAMES else -1)
-                    if o not in ks.KANKEI_WINS:
-                        raise ValueError(f"deal field won={f['won']}: {v!r} is not a kankei "
-                                         "win (the round would have ended)")
-                    won[i] = o
-            g.update(kankei=np.isin(np.arange(n), kk), jk1=jk1, ace1=ace1,
-                     rk=ints("rk", 1)[0] if "rk" in f else 0,
-                     rm=ints("rm", 1)[0] if "rm" in f else 0,
-                     out1=won[0], out2=won[1], out3=won[2])
+        hands = [[int(c) for c in d.hands[int(seat_of[p])]] for p in range(n)]
+        g, loc, entry, spare = self._from_deal(g, fields, loc, hands, pos, key)
         return self._finish(s, *self._begin_deal(g, jnp.asarray(loc), jnp.asarray(entry),
                                                  jnp.asarray(spare)))
+
+    def _from_deal(self, g: dict, f: DealFields, loc: np.ndarray, hands: list[list[int]],
+                   pos: np.ndarray, key: Array | None) -> tuple[dict, np.ndarray, np.ndarray,
+                                                                np.ndarray]:
+        """The variant's fields: returns (slots, loc, entry, spare) for `_begin_deal`;
+        `hands` are by player, as written."""
+        return g, loc, np.full(NC, -1, np.int32), np.zeros(2, np.uint32)
+
+    def _won_outcomes(self, f: DealFields, deal_no: int) -> list[int]:
+        """`won=` of a deal 2/3 string: the earlier deals' outcomes, all kankei wins."""
+        won = [-1, -1, -1]
+        if "won" in f:
+            vals = f["won"].split(",")
+            if len(vals) != deal_no - 1:
+                raise ValueError(f"deal field won={f['won']}: want {deal_no - 1} outcomes")
+            for i, v in enumerate(vals):
+                o = int(v) if v.lstrip("-").isdigit() else (
+                    ks.OUTCOME_NAMES.index(v) if v in ks.OUTCOME_NAMES else -1)
+                if o not in ks.KANKEI_WINS:
+                    raise ValueError(f"deal field won={f['won']}: {v!r} is not a kankei "
+                                     "win (the round would have ended)")
+                won[i] = o
+        return won
+
+
+class DealFields(dict):
+    """The `k=v` fields of a deal string, with checked integer parsing."""
+
+    def ints(self, k: str, count: int | None = None, lo: int | None = None,
+             hi: int | None = None) -> list[int]:
+        try:
+            vals = [int(v) for v in self[k].split(",")]
+        except ValueError:
+            raise ValueError(f"deal field {k}={self[k]!r}: want integers") from None
+        if count is not None and len(vals) != count:
+            raise ValueError(f"deal field {k}={self[k]!r}: want {count} values")
+        if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in vals):
+            raise ValueError(f"deal field {k}={self[k]!r}: values must be in {lo}..{hi}")
+        return vals
+
+
+VARIANT_ENVS = {
+    "gonin": "kanjax.envs.gonin:GoninKanEnv",
+    "yonin": "kanjax.envs.yonin:YoninKanEnv",
+    "gambari": "kanjax.envs.gambari:GambariKanEnv",
+}
 
 
 def make_kan(name: str, **flags) -> KanEnv:
     """`kanjax.make` factory: `make_kan("gonin_kan", players=6, shippo_jo=True, ...)`."""
-    return KanEnv(ks.KanConfig.for_game(name, **flags))
+    config = ks.KanConfig.for_game(name, **flags)
+    module, cls = VARIANT_ENVS[config.variant].split(":")
+    return getattr(importlib.import_module(module), cls)(config)

@@ -1,4 +1,4 @@
-"""Kan deal scoring as static tables (kan.md §8, KAN-40..KAN-45).
+"""Kan deal scoring as static tables (kan.md §8, KAN-40..KAN-45; Yonin KAN-61; Gambari KAN-68).
 
 Every deal outcome updates the round accumulators `(Rk, Rm)` as
 `R := mult * R + add` (an "add" row has mult 1, a "set" row mult 0, a doubled failed gyaku
@@ -22,7 +22,20 @@ ZERO_SUM_5P = {
     "JOK": (15, -10), "JF": (-30, 20), "GJOK": (-15, 10), "GJF": (30, -20), "W3": (3, -2),
 }
 
-NUM_OUTCOMES = len(ks.OUTCOME_NAMES)
+# KAN-61: Yonin contract outcome -> ((kankei, mukankei), set?, per deal 1 / deals 2-3 where
+# they differ); failures and juuroku successes add, successful gyaku contracts set.
+YONIN_CONTRACTS = {
+    ks.C_SUKONKU_OK: ((4, -4), False), ks.C_SUKONKU_FAIL: ((-8, 8), False),
+    ks.C_JUUROKU_OK: ((16, -16), False), ks.C_JUUROKU_FAIL: ((-32, 32), False),
+    ks.C_GYAKU_JUUROKU_OK: ((-32, 32), True), ks.C_GYAKU_JUUROKU_FAIL: ((64, -64), False),
+}
+YONIN_GYAKU_SUKONKU = {  # by deal_is_1
+    ks.C_GYAKU_SUKONKU_OK: {1: ((-20, 20), True), 0: ((-6, 6), True)},
+    ks.C_GYAKU_SUKONKU_FAIL: {1: ((40, -40), False), 0: ((12, -12), False)},
+}
+# KAN-68: Gambari base value v per outcome (from the standard deal-1 entries).
+GAMBARI_VALUE = {ks.NORMAL_WIN: 1, ks.NORMAL_LOSS: -1, ks.SUKONKU: 2, ks.GYAKU_SUKONKU: -10}
+NUM_OUTCOMES = ks.NUM_OUTCOMES
 
 
 def _sum(table: dict, *events: str, times: int = 1) -> tuple[int, int]:
@@ -30,10 +43,11 @@ def _sum(table: dict, *events: str, times: int = 1) -> tuple[int, int]:
 
 
 def deal_tables(config: ks.KanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(mult int32[9, 2], add int32[9, 2, 2], w3 int32[2], kankei_wins bool[9]).
+    """(mult int32[O, 2], add int32[O, 2, 2], w3 int32[2], kankei_wins bool[O]), O outcomes.
 
     `mult[o, d1]`, `add[o, d1] = (k, m)` score outcome `o` in deal 1 (`d1` = 1) or deal 2/3
-    (KAN-44); `w3` is the W3 bonus; `kankei_wins[o]` is KAN-34 (False for SHIPPO_VOID)."""
+    (KAN-44); `w3` is the W3 bonus; `kankei_wins[o]` is KAN-34 (False for SHIPPO_VOID).
+    Gambari (KAN-68): `(k, m)` is what the lone kankei and each mukankei get for the deal."""
     table = ZERO_SUM_5P if config.scoring == "zero_sum_5p" else STANDARD
     doubling = config.gyaku_juuroku_fail_doubling or config.scoring == "zero_sum_5p"  # KAN-43
     mult = np.ones((NUM_OUTCOMES, 2), np.int32)
@@ -56,5 +70,18 @@ def deal_tables(config: ks.KanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarra
         for o, (m, kv) in rows.items():
             mult[o, d1] = m
             add[o, d1] = kv
+    if config.variant == "yonin":
+        override = config.yonin_contract_round_override  # KAN-78
+        for d1 in (0, 1):
+            rows = dict(YONIN_CONTRACTS) | {o: v[d1] for o, v in YONIN_GYAKU_SUKONKU.items()}
+            for o, (kv, is_set) in rows.items():
+                mult[o, d1] = 0 if is_set and override else 1
+                add[o, d1] = kv
+    if config.variant == "gambari":
+        mult[:] = 1
+        add[:] = 0
+        per_opponent = config.gambari_scoring == "per_opponent"
+        for o, v in GAMBARI_VALUE.items():
+            add[o, :] = (2 * v if per_opponent else v, -v)
     kankei_wins = np.array([o in ks.KANKEI_WINS for o in range(NUM_OUTCOMES)])
     return mult, add, np.array(table["W3"], np.int32), kankei_wins

@@ -94,17 +94,30 @@ def encode_signal(form: int, shown: tuple[int, ...]) -> int:
     raise ValueError(f"bad signal form {form}")
 
 
-# ---- deal outcomes (KAN-31..KAN-34) --------------------------------------------------------
+# ---- deal outcomes (KAN-31..KAN-34, KAN-60) --------------------------------------------------
 NORMAL_WIN, NORMAL_LOSS = 0, 1
 SUKONKU, GYAKU_SUKONKU = 2, 3
 JUUROKU_OK, JUUROKU_FAIL = 4, 5
 GYAKU_JUUROKU_OK, GYAKU_JUUROKU_FAIL = 6, 7
 SHIPPO_VOID = 8  # KAN-71 CALL: the deal is void and redealt
+# Yonin declared contracts (KAN-56, KAN-60), classified by the declarer's true team.
+C_SUKONKU_OK, C_SUKONKU_FAIL = 9, 10
+C_GYAKU_SUKONKU_OK, C_GYAKU_SUKONKU_FAIL = 11, 12
+C_JUUROKU_OK, C_JUUROKU_FAIL = 13, 14
+C_GYAKU_JUUROKU_OK, C_GYAKU_JUUROKU_FAIL = 15, 16
 OUTCOME_NAMES = (
     "NORMAL_WIN", "NORMAL_LOSS", "SUKONKU", "GYAKU_SUKONKU", "JUUROKU_OK", "JUUROKU_FAIL",
     "GYAKU_JUUROKU_OK", "GYAKU_JUUROKU_FAIL", "SHIPPO_VOID",
+    "C_SUKONKU_OK", "C_SUKONKU_FAIL", "C_GYAKU_SUKONKU_OK", "C_GYAKU_SUKONKU_FAIL",
+    "C_JUUROKU_OK", "C_JUUROKU_FAIL", "C_GYAKU_JUUROKU_OK", "C_GYAKU_JUUROKU_FAIL",
 )
-KANKEI_WINS = (NORMAL_WIN, SUKONKU, JUUROKU_OK, GYAKU_JUUROKU_FAIL)  # KAN-34
+NUM_OUTCOMES = len(OUTCOME_NAMES)
+KANKEI_WINS = (  # KAN-34, KAN-60
+    NORMAL_WIN, SUKONKU, JUUROKU_OK, GYAKU_JUUROKU_FAIL,
+    C_SUKONKU_OK, C_GYAKU_SUKONKU_FAIL, C_JUUROKU_OK, C_GYAKU_JUUROKU_FAIL,
+)
+# Yonin contract kinds (KAN-56), as stored and observed: none, SKUNK, ALL16.
+NO_CONTRACT, SKUNK, ALL16 = 0, 1, 2
 
 
 # ---- config (KAN-69..KAN-79) -----------------------------------------------------------------

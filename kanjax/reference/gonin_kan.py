@@ -196,6 +196,7 @@ class GoninKanRef:
         self.seat_of = list(range(self.n))
         self._scores = [0] * self.n
         self.last_outcome = -1
+        self.last_points = [-1, -1]  # [kankei, mukankei] at the end of the last deal
         self.round = 0
         self.dealer = self.occupant[config.first_dealer_seat]  # KAN-12
         self._start_round()
@@ -390,6 +391,7 @@ class GoninKanRef:
             "scores": self.scores(),
             "points": list(self.points),
             "last_outcome": self.last_outcome,
+            "last_points": list(self.last_points),
             "nijuu": list(self.nijuu),
             "terminal": self.terminal(),
             "current_player": self.current_player(),
@@ -526,6 +528,7 @@ class GoninKanRef:
 
     def _end_deal(self, outcome: int) -> None:
         """KAN-44 scoring, KAN-14 round end, KAN-40 settlement, KAN-15 next dealer."""
+        self.last_points = list(self.points)
         self.last_outcome = outcome
         if outcome == SHIPPO_VOID:  # KAN-71: nothing scored; same deal number redealt
             self._clear_deal()

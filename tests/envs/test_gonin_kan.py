@@ -998,7 +998,8 @@ def test_vmap_batch_equals_single_games():
     assert set(s) == {"current_player", "legal_action_mask", "rewards", "terminated",
                       "hand_owner", "seat_of", "dealer", "round", "deal", "trump", "kankei",
                       "rk", "rm", "scores", "points", "last_outcome", "nijuu", "deal_done",
-                      "trick", "leader", "played"}
+                      "trick", "leader", "played", "target", "contract", "first3",
+                      "last_points"}
     dtypes = {"current_player": np.int8, "hand_owner": np.int8, "round": np.int16,
               "rk": np.int32, "scores": np.int32, "points": np.int8, "kankei": np.bool_}
     for k, dt in dtypes.items():
