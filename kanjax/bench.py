@@ -122,6 +122,36 @@ def bench(
     return result
 
 
+def bench_games(
+    games: list[str],
+    batches: tuple[int, ...] = (1, 64, 1024, 4096),
+    min_seconds: float = 2.0,
+    baseline: bool = True,
+    **flags,
+) -> dict:
+    """`bench` for each game in one run (the baseline measured once, with the first game),
+    plus each game's best card plays per CPU-second relative to the first game's."""
+    results = [bench(g, batches, min_seconds, baseline and i == 0, **flags)
+               for i, g in enumerate(games)]
+    first = max(r["card_plays_per_cpu_second"] for r in results[0]["rows"])
+    return {
+        "games": results,
+        "card_plays_vs_first": {
+            r["game"]: round(max(x["card_plays_per_cpu_second"] for x in r["rows"]) / first, 3)
+            for r in results
+        },
+    }
+
+
+def format_bench_games(result: dict) -> str:
+    parts = [format_bench(r) for r in result["games"]]
+    if len(result["games"]) > 1:
+        first = result["games"][0]["game"]
+        parts.append(f"best card plays per CPU-second relative to {first}: " + ", ".join(
+            f"{g} {x:.2f}x" for g, x in result["card_plays_vs_first"].items()))
+    return "\n\n".join(parts)
+
+
 def format_bench(result: dict) -> str:
     head = (f"{'batch':>6} {'compile s':>9} {'steps/s':>10} {'deals/s':>9} "
             f"{'deals/CPU-s':>11} {'plays/CPU-s':>11}")
@@ -178,8 +208,8 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
             returns.append(np.asarray(out.returns)[:take])
             played += take
     returns = np.concatenate(returns)
-    decided = counts[: ks.SHIPPO_VOID].sum()
-    kankei_wins = counts[list(ks.KANKEI_WINS)].sum()
+    decided = counts.sum(0) - counts[ks.SHIPPO_VOID]  # per deal number; void deals excluded
+    kankei_wins = counts[list(ks.KANKEI_WINS)].sum(0)
     return {
         "game": game,
         "flags": flags,
@@ -192,10 +222,9 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
         "steps_per_second": round(steps / clock.wall),
         "truncated": truncated,
         "deals": int(counts.sum()),
-        "kankei_deal_win_rate": round(float(kankei_wins / max(decided, 1)), 4),
+        "kankei_deal_win_rate": round(float(kankei_wins.sum() / max(decided.sum(), 1)), 4),
         "kankei_win_rate_by_deal": [
-            round(float(counts[list(ks.KANKEI_WINS), d].sum() / max(counts[:8, d].sum(), 1)), 4)
-            for d in range(3)
+            round(float(kankei_wins[d] / max(decided[d], 1)), 4) for d in range(3)
         ],
         "outcomes": {
             name: counts[i].tolist() for i, name in enumerate(ks.OUTCOME_NAMES) if counts[i].any()

@@ -39,12 +39,13 @@ def _cmd_simulate(args) -> None:
 
 
 def _cmd_bench(args) -> None:
-    from kanjax.bench import bench, format_bench
+    from kanjax.bench import bench_games, format_bench_games
 
     batches = tuple(int(b) for b in args.batches.split(","))
-    result = bench(args.game, batches, args.seconds, not args.no_baseline, **_flags(args.set))
+    result = bench_games([args.game, *args.more_games], batches, args.seconds,
+                         not args.no_baseline, **_flags(args.set))
     if not args.json:
-        print(format_bench(result))
+        print(format_bench_games(result))
     print(json.dumps(result))
 
 
@@ -111,6 +112,8 @@ def main(argv: list[str] | None = None) -> None:
     p.set_defaults(fn=_cmd_simulate)
 
     p = game_cmd("bench", "compile time and throughput at several batch sizes (+ baseline)")
+    p.add_argument("more_games", nargs="*", metavar="GAME",
+                   help="more games measured in the same run (compared per card played)")
     p.add_argument("--batches", default="1,64,1024,4096")
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
     p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")

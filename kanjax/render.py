@@ -82,10 +82,18 @@ def show(env: Env, state: State) -> str:
         f"points kankei {int(s['points'][0])} / mukankei {int(s['points'][1])}",
         "scores: " + "  ".join(f"P{p} {int(v):+d}" for p, v in enumerate(s["scores"])),
     ]
+    if int(s["target"]) >= 0:  # Gambari (KAN-65)
+        lines.append(f"kankei target {int(s['target'])}" if s["kankei"].any()
+                     else f"bidding at target {int(s['target'])}")
+    kind, declarer = (int(x) for x in s["contract"])
+    if kind:  # Yonin (KAN-56)
+        lines.append(f"contract {('SKUNK', 'ALL16')[kind - 1]} declared by P{declarer}")
     hands = _hands_by_seat(s, n)
+    teams = s["kankei"].any()
     for seat in range(n):
         p = int(occupant[seat])
-        role = "kankei  " if s["kankei"][p] else ("dealer  " if not hands[seat] else "mukankei")
+        role = ("kankei  " if s["kankei"][p] else "dealer  " if not hands[seat]
+                else "mukankei" if teams else "        ")
         lines.append(f"seat {seat}  P{p}  {role}  {_by_suit(the_deck, hands[seat])}")
     trick = _current_trick(s, n)
     if trick:

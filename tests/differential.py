@@ -123,7 +123,7 @@ def _compare(ref, s: dict, where: str, variant: str) -> None:
             f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}"
         )
     for key in keys:
-        a, b = np.asarray(s[key]).tolist(), np.asarray(r[key]).tolist()
+        a, b = s[key].tolist(), r[key]
         if key == "kankei":
             b = [bool(v) for v in b]
         if key == "first3":
@@ -137,7 +137,7 @@ def compare_game(traj: Trajectories, g: int, config: ks.KanConfig) -> int:
     s = _game_view(traj, g, 0)
     _feed_chance(ref, s, config.players)
     _compare(ref, s, f"game {g} after init", config.variant)
-    scores = np.zeros(config.players)
+    scores = [0] * config.players  # rewards are whole numbers
     for t, actions in enumerate(traj.actions):
         if bool(s["terminated"]):
             return t
@@ -147,8 +147,8 @@ def compare_game(traj: Trajectories, g: int, config: ks.KanConfig) -> int:
         _feed_chance(ref, s, config.players)
         where = f"game {g} step {t} (action {action})"
         _compare(ref, s, where, config.variant)
-        scores += s["rewards"]
-        np.testing.assert_allclose(scores, ref.scores(), err_msg=f"{where}: match scores")
+        scores = [a + int(b) for a, b in zip(scores, s["rewards"].tolist(), strict=True)]
+        assert scores == ref.scores(), f"{where}: match scores: engine {scores}, {ref.scores()}"
     return len(traj.actions)
 
 

@@ -1,8 +1,8 @@
-"""Property tests (hypothesis) of the Gonin Kan engine over random matches.
+"""Property tests (hypothesis) of the Kan engines over random matches.
 
 Invariants: cards are conserved (KAN-1, KAN-8, KAN-23), the legal mask is non-empty until
-the end, points never exceed 16 (KAN-3), round scores follow the tables (KAN-40..KAN-42),
-and every match ends within the env's step bound.
+the end, points never exceed 16 (KAN-3), round scores follow the tables (KAN-40..KAN-42,
+KAN-62, KAN-68), and every match ends within the env's step bound.
 """
 
 import functools
@@ -19,15 +19,20 @@ from kanjax.envs.kan import summary
 from kanjax.rollout import game_key, step_keys
 
 ENVS = {
-    "5p": {"n_rounds": 2},
-    "6p": {"players": 6, "n_rounds": 2},
-    "5p_zero_sum": {"n_rounds": 2, "scoring": "zero_sum_5p", "shippo_jo": True},
+    "gonin_5p": ("gonin_kan", {"n_rounds": 2}),
+    "gonin_6p": ("gonin_kan", {"players": 6, "n_rounds": 2}),
+    "gonin_5p_zero_sum": ("gonin_kan", {"n_rounds": 2, "scoring": "zero_sum_5p",
+                                        "shippo_jo": True}),
+    "yonin": ("yonin_kan", {"n_rounds": 3, "yonin_joker_trick1_contract": "any"}),
+    "gambari_flat": ("gambari_kan", {"n_rounds": 4, "gambari_scoring": "flat"}),
+    "gambari": ("gambari_kan", {"n_rounds": 4, "gambari_min_target": 5}),
 }
 
 
 @functools.cache
 def _engine(name):
-    env = kanjax.make("gonin_kan", **ENVS[name])
+    game, flags = ENVS[name]
+    env = kanjax.make(game, **flags)
 
     def step(state, gkey):
         pkey, skey = step_keys(gkey, state.step_count)
@@ -51,7 +56,8 @@ def test_KAN_invariants_hold_in_random_matches(name, seed):
     state, s = init(gkey)
     s = _np(s)
     in_hands = int((s["hand_owner"] >= 0).sum())
-    assert in_hands == 50  # KAN-8: all 50 cards dealt, 10 to each active player
+    deck = int(env.deck.sum())
+    assert in_hands == deck  # KAN-8: all cards dealt, 10 to each active player
     for _ in range(env.max_steps):
         if bool(state.terminated):
             break
@@ -62,7 +68,7 @@ def test_KAN_invariants_hold_in_random_matches(name, seed):
         action = int(action)
         held = int((s1["hand_owner"] >= 0).sum())
         if bool(s1["deal_done"]) and not bool(state.terminated):
-            assert held == 50 and np.bincount(s1["hand_owner"][s1["hand_owner"] >= 0]).max() == 10
+            assert held == deck and np.bincount(s1["hand_owner"][s1["hand_owner"] >= 0]).max() == 10
         elif not bool(s1["deal_done"]):
             assert held == in_hands - (action <= ks.LEAD_JK + 3), "a card appeared or vanished"
         assert 0 <= s1["points"].sum() <= 16  # KAN-3
@@ -73,10 +79,14 @@ def test_KAN_invariants_hold_in_random_matches(name, seed):
                 kankei[int(s["dealer"])] = True  # the sitting-out dealer is a kankei (KAN-17)
             rk, rm = set(rewards[kankei].tolist()), set(rewards[~kankei].tolist())
             assert len(rk) == 1 and len(rm) == 1, rewards
-            if env.config.scoring == "standard" and env.num_players == 5:
+            if env.config.variant == "gambari":  # KAN-68: v to the lone kankei, -v each
+                ratio = 2 if env.config.gambari_scoring == "per_opponent" else 1
+                assert rk == {-ratio * v for v in rm}
+            elif env.config.scoring == "standard" and env.num_players == 5:
                 assert rk == {-v for v in rm}  # KAN-41: the standard table is symmetric
-            else:
-                assert abs(rewards.sum()) < 1e-6  # KAN-42 and 6-player standard: zero-sum
+            if (env.num_players, env.config.scoring) != (5, "standard") and (
+                    env.config.gambari_scoring == "per_opponent"):
+                assert abs(rewards.sum()) < 1e-6  # KAN-42, 6p, Yonin, Gambari: zero-sum
         in_hands, s = held, s1
     assert bool(state.terminated) and not bool(state.truncated)
     assert int(state.step_count) <= env.max_steps
