@@ -38,7 +38,6 @@ from kanjax.envs.kan_spec import (
     LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
-    NUM_CARDS,
     NUM_TRICKS,
     PASS_BID,
     POINT_CARDS,
@@ -46,6 +45,7 @@ from kanjax.envs.kan_spec import (
     KanConfig,
 )
 from kanjax.reference.gonin_kan import deal1_trump, suit_of, trick_legal_actions, trick_winner
+from kanjax.reference.kan_common import KanMatchRef
 
 GAMBARI_DECK = frozenset(deck("gambari_kan").ids)  # KAN-1: 8..A of each suit, 7S, JK (30)
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3
@@ -99,8 +99,15 @@ def deal_scores(outcome: int, scoring: str) -> tuple[int, int]:
 
 
 # ---- the state machine -----------------------------------------------------------------------
-class GambariKanRef:
+class GambariKanRef(KanMatchRef):
     """One Gambari Kan match (KAN-9, KAN-63), driven by `apply` and by external deals."""
+
+    CHANCE = {DEAL: "deal"}
+    OVER = OVER
+    deal_no = 1  # KAN-10: a Gambari round is exactly one deal
+
+    def is_kankei(self, player: int) -> bool:
+        return player == self.kankei
 
     def __init__(self, config: KanConfig):
         if config.variant != "gambari" or config.players != N_PLAYERS:
@@ -136,9 +143,6 @@ class GambariKanRef:
         return KANKEI if player == self.kankei else MUKANKEI
 
     # ---- chance ----
-    def chance_kind(self) -> str | None:
-        return "deal" if self.phase == DEAL else None
-
     def deal(self, hands: list[list[int]]) -> None:
         """KAN-8, KAN-63: 10 cards to each of the 3 players (by player id), all 30 dealt."""
         if self.phase != DEAL:
@@ -167,15 +171,6 @@ class GambariKanRef:
         self.to_act = bidding_order(self.dealer)[0]
 
     # ---- queries ----
-    def current_player(self) -> int:
-        return -1 if self.phase in (DEAL, OVER) else self.to_act
-
-    def terminal(self) -> bool:
-        return self.phase == OVER
-
-    def scores(self) -> list[int]:
-        return list(self._scores)
-
     def legal_actions(self) -> list[int]:
         if self.phase == BID:
             # KAN-65 DECISION: at the floor the dealer, bidding third, must say KAN.
@@ -187,42 +182,11 @@ class GambariKanRef:
                                        self.led_suit)
         return []
 
-    def summary(self) -> dict:
-        owner = [-1] * NUM_CARDS
-        for p, hand in enumerate(self.hands):
-            for c in hand:
-                owner[c] = p
-        return {
-            "round": self.round,
-            "deal": 1,  # KAN-10: a Gambari round is exactly one deal
-            "dealer": self.dealer,
-            "trump": self.trump,
-            "seat_of": list(self.seat_of),
-            "kankei": [p == self.kankei for p in range(self.n)],
-            "hand_owner": owner,
-            "rk": self.rk,
-            "rm": self.rm,
-            "scores": self.scores(),
-            "points": list(self.points),
-            "last_outcome": self.last_outcome,
-            "last_points": list(self.last_points),
-            "target": self.target,
-            "terminal": self.terminal(),
-            "current_player": self.current_player(),
-            "legal_actions": self.legal_actions(),
-        }
+    def _summary_extra(self) -> dict:
+        return {"target": self.target}
 
     # ---- actions ----
-    def apply(self, action: int) -> None:
-        action = int(action)
-        if self.phase in (DEAL, OVER):
-            what = "the match is over" if self.phase == OVER else "chance is pending"
-            raise ValueError(f"illegal action {action}: {what}")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise ValueError(
-                f"illegal action {action} for player {self.to_act}; legal: {legal}"
-            )
+    def _apply(self, action: int) -> None:
         if self.phase == BID:
             self._bid(action)
         else:

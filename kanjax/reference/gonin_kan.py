@@ -37,7 +37,6 @@ from kanjax.envs.kan_spec import (
     LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
-    NUM_CARDS,
     NUM_TRICKS,
     POINT_CARDS,
     SHIPPO_CALL,
@@ -51,6 +50,7 @@ from kanjax.envs.kan_spec import (
     TRUMP,
     KanConfig,
 )
+from kanjax.reference.kan_common import KanMatchRef
 
 GONIN_DECK = frozenset(deck("gonin_kan").ids)  # KAN-1: 50 cards, no 2C 2D 2H
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3
@@ -184,8 +184,11 @@ def score_deal(rk: int, rm: int, outcome: int, deal_no: int, config: KanConfig) 
 
 
 # ---- the state machine -----------------------------------------------------------------------
-class GoninKanRef:
+class GoninKanRef(KanMatchRef):
     """One Gonin Kan match (KAN-9), driven by `apply` and by externally supplied chance."""
+
+    CHANCE = {DEAL: "deal", NIJUU: "nijuu"}
+    OVER = OVER
 
     def __init__(self, config: KanConfig):
         if config.variant != "gonin" or config.players not in (5, 6):
@@ -249,9 +252,6 @@ class GoninKanRef:
         raise AssertionError(f"card {card} not in any hand")
 
     # ---- chance ----
-    def chance_kind(self) -> str | None:
-        return {DEAL: "deal", NIJUU: "nijuu"}.get(self.phase)
-
     def deal(self, hands: list[list[int]]) -> None:
         """KAN-8: every active player gets 10 cards; the 6-player dealer none (KAN-6)."""
         if self.phase != DEAL:
@@ -346,15 +346,6 @@ class GoninKanRef:
         self.to_act = default[0]
 
     # ---- queries ----
-    def current_player(self) -> int:
-        return -1 if self.phase in (DEAL, NIJUU, OVER) else self.to_act
-
-    def terminal(self) -> bool:
-        return self.phase == OVER
-
-    def scores(self) -> list[int]:
-        return list(self._scores)
-
     def legal_actions(self) -> list[int]:
         ph = self.phase
         if ph == PLAY:
@@ -373,42 +364,11 @@ class GoninKanRef:
             return [SHIPPO_CALL, SHIPPO_NO_CALL]
         return []
 
-    def summary(self) -> dict:
-        owner = [-1] * NUM_CARDS
-        for p, hand in enumerate(self.hands):
-            for c in hand:
-                owner[c] = p
-        return {
-            "round": self.round,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
-            "trump": self.trump,
-            "seat_of": list(self.seat_of),
-            "kankei": [p in self.kankei for p in range(self.n)],
-            "hand_owner": owner,
-            "rk": self.rk,
-            "rm": self.rm,
-            "scores": self.scores(),
-            "points": list(self.points),
-            "last_outcome": self.last_outcome,
-            "last_points": list(self.last_points),
-            "nijuu": list(self.nijuu),
-            "terminal": self.terminal(),
-            "current_player": self.current_player(),
-            "legal_actions": self.legal_actions(),
-        }
+    def _summary_extra(self) -> dict:
+        return {"nijuu": list(self.nijuu)}
 
     # ---- actions ----
-    def apply(self, action: int) -> None:
-        action = int(action)
-        if self.phase in (DEAL, NIJUU, OVER):
-            what = "the match is over" if self.phase == OVER else "chance is pending"
-            raise ValueError(f"illegal action {action}: {what}")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise ValueError(
-                f"illegal action {action} for player {self.to_act}; legal: {legal}"
-            )
+    def _apply(self, action: int) -> None:
         ph = self.phase
         if ph == PLAY:
             self._play(action)

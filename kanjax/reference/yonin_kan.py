@@ -66,7 +66,6 @@ from kanjax.envs.kan_spec import (
     KANKEI_WINS,
     LEAD_JK,
     NO_CONTRACT,
-    NUM_CARDS,
     NUM_TRICKS,
     POINT_CARDS,
     SKUNK,
@@ -84,6 +83,7 @@ from kanjax.reference.gonin_kan import (
     target,
     trick_winner,
 )
+from kanjax.reference.kan_common import KanMatchRef
 
 N_PLAYERS = 4  # KAN-47
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3: 16 point cards, all in the Yonin deck (KAN-49)
@@ -219,8 +219,11 @@ def score_yonin_deal(rk: int, rm: int, outcome: int, deal_no: int,
 
 
 # ---- the state machine -----------------------------------------------------------------------
-class YoninKanRef:
+class YoninKanRef(KanMatchRef):
     """One Yonin Kan match (KAN-9, KAN-47), driven by `apply` and externally supplied deals."""
+
+    CHANCE = {DEAL: "deal"}
+    OVER = OVER
 
     def __init__(self, config: KanConfig):
         if config.variant != "yonin" or config.players != N_PLAYERS:
@@ -276,9 +279,6 @@ class YoninKanRef:
         raise AssertionError(f"card {card} not in any hand")
 
     # ---- chance ----
-    def chance_kind(self) -> str | None:
-        return "deal" if self.phase == DEAL else None
-
     def deal(self, hands: list[list[int]]) -> None:
         """KAN-8, KAN-47: 10 cards to each player, by player id, each hand in deal order."""
         if self.phase != DEAL:
@@ -324,15 +324,6 @@ class YoninKanRef:
             self.kankei = {h_jk, h_jack}
 
     # ---- queries ----
-    def current_player(self) -> int:
-        return -1 if self.phase in (DEAL, OVER) else self.to_act
-
-    def terminal(self) -> bool:
-        return self.phase == OVER
-
-    def scores(self) -> list[int]:
-        return list(self._scores)
-
     def _jk_ok(self) -> bool:
         """KAN-54 / KAN-58: may the player to act play JK to this trick?"""
         if self.tricks_done > 0:
@@ -360,43 +351,11 @@ class YoninKanRef:
             return [STOP, JUUROKU]
         return []
 
-    def summary(self) -> dict:
-        owner = [-1] * NUM_CARDS
-        for p, hand in enumerate(self.hands):
-            for c in hand:
-                owner[c] = p
-        return {
-            "round": self.round,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
-            "trump": self.trump,
-            "seat_of": list(self.seat_of),
-            "kankei": [p in self.kankei for p in range(self.n)],
-            "hand_owner": owner,
-            "rk": self.rk,
-            "rm": self.rm,
-            "scores": self.scores(),
-            "points": list(self.points),
-            "last_outcome": self.last_outcome,
-            "last_points": list(self.last_points),
-            "contract": [self.contract, self.declarer],
-            "first3": list(self.first3),
-            "terminal": self.terminal(),
-            "current_player": self.current_player(),
-            "legal_actions": self.legal_actions(),
-        }
+    def _summary_extra(self) -> dict:
+        return {"contract": [self.contract, self.declarer], "first3": list(self.first3)}
 
     # ---- actions ----
-    def apply(self, action: int) -> None:
-        action = int(action)
-        if self.phase in (DEAL, OVER):
-            what = "the match is over" if self.phase == OVER else "chance is pending"
-            raise ValueError(f"illegal action {action}: {what}")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise ValueError(
-                f"illegal action {action} for player {self.to_act}; legal: {legal}"
-            )
+    def _apply(self, action: int) -> None:
         ph = self.phase
         if ph == PLAY:
             self._play(action)
