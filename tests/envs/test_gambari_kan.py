@@ -8,7 +8,7 @@ JK naming spades. Hands are the union of the scripted cards plus explicit extra 
 card goes through `checked_step`, which rejects illegal actions, so every script is also a
 check of the legal masks. Players P0..P2 sit in seats S0..S2 (KAN-63: no seat changes); with
 dealer S0 the bidding order is P1, P2, P0 (KAN-65) and round 0 has trump C (KAN-64 = KAN-11).
-Envs and compiled functions are shared per config (`_env`, `_vstep`, `_observe`).
+Envs and compiled functions are shared per config (`_env`, `_vstep`, `env.jitted`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pytest
 import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import summary
+from tests.envs.kan_helpers import S, card, cur, legal_names, obs
 
 TOK = deck("gambari_kan")
 KEY = jax.random.PRNGKey(7)
@@ -48,34 +48,8 @@ def _scoring_env(scoring: str):
 
 
 @functools.cache
-def _observe(env):
-    return jax.jit(env.observe)
-
-
-@functools.cache
 def _vstep(env):
     return jax.jit(jax.vmap(env.step))
-
-
-def obs(env, state, p: int) -> np.ndarray:
-    return np.asarray(_observe(env)(state, p))
-
-
-def card(tok: str) -> int:
-    return TOK.card(tok)
-
-
-def S(state) -> dict:
-    """The summary as numpy."""
-    return {k: np.asarray(v) for k, v in summary(state).items()}
-
-
-def cur(state) -> int:
-    return int(state.current_player)
-
-
-def legal_names(env, state) -> set[str]:
-    return {env.action_name(a, state) for a in env.legal_actions(state)}
 
 
 def hand(state, p: int) -> set[str]:

@@ -20,6 +20,7 @@ import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
+from tests.envs.kan_helpers import S, card, cur, legal_names, obs
 
 TOK = deck("gonin_kan")
 KEY = jax.random.PRNGKey(7)
@@ -32,32 +33,6 @@ NPS = {s: [r + s for r in "T98765432" if r + s != "2" + s or s == "S"] for s in 
 def _env(**flags):
     """One env per config for the whole module (its jitted step compiles once)."""
     return kanjax.make("gonin_kan", **flags)
-
-
-@functools.cache
-def _observe(env):
-    return jax.jit(env.observe)
-
-
-def obs(env, state, p: int) -> np.ndarray:
-    return np.asarray(_observe(env)(state, p))
-
-
-def card(tok: str) -> int:
-    return TOK.card(tok)
-
-
-def S(state) -> dict:
-    """The summary as numpy."""
-    return {k: np.asarray(v) for k, v in summary(state).items()}
-
-
-def cur(state) -> int:
-    return int(state.current_player)
-
-
-def legal_names(env, state) -> set[str]:
-    return {env.action_name(a, state) for a in env.legal_actions(state)}
 
 
 class Plan:

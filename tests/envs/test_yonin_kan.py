@@ -25,7 +25,7 @@ import pytest
 import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import CARD_TOKENS, summary
+from tests.envs.kan_helpers import S, card, cur, legal_names, obs
 
 DECK = deck("yonin_kan")
 KEY = jax.random.PRNGKey(7)
@@ -42,15 +42,6 @@ def _env(**flags):
     return kanjax.make("yonin_kan", **flags)
 
 
-@functools.cache
-def _observe(env):
-    return jax.jit(env.observe)
-
-
-def obs(env, state, p: int) -> np.ndarray:
-    return np.asarray(_observe(env)(state, p))
-
-
 def field(env, o: np.ndarray, name: str) -> list[int]:
     return o[env.obs_slices()[name]].tolist()
 
@@ -59,24 +50,6 @@ def seen_hand(env, o: np.ndarray) -> set[str]:
     """The cards the observer sees in his hand."""
     cards = o[env.obs_slices()["cards"]].reshape(ks.NUM_CARDS, 4)
     return {DECK.token(c) for c in np.flatnonzero(cards[:, 0])}
-
-
-def card(tok: str) -> int:
-    """The id of a card token (any of the 53 Kan ids, in the deck or not)."""
-    return CARD_TOKENS.index(tok)
-
-
-def S(state) -> dict:
-    """The summary as numpy."""
-    return {k: np.asarray(v) for k, v in summary(state).items()}
-
-
-def cur(state) -> int:
-    return int(state.current_player)
-
-
-def legal_names(env, state) -> set[str]:
-    return {env.action_name(a, state) for a in env.legal_actions(state)}
 
 
 def parse_trick(text: str) -> list[tuple[int, str]]:
