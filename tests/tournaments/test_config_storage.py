@@ -1,0 +1,127 @@
+"""Tournament configs (checked before any work, errors name file, line and key) and the
+chunked Parquet store (atomic chunks, resume without loss or duplication)."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+
+from tournaments.config import ConfigError, load_config, parse_config
+from tournaments.schema import TABLES
+from tournaments.storage import Store, StoreError
+
+GOOD = """\
+[tournament]
+game = "gonin_kan"
+format = "duplicate"
+deals = 8
+seed = 3
+chunk_size = 4
+output = "out"
+
+[flags]
+n_rounds = 2
+
+[bots.random]
+kind = "random"
+
+[bots.heuristic]
+kind = "heuristic"
+version = "2"
+"""
+
+
+def test_good_config_parses_with_defaults():
+    c = parse_config(GOOD)
+    assert (c.game, c.format, c.deals, c.seed, c.chunk_size) == ("gonin_kan", "duplicate", 8, 3, 4)
+    assert c.flags == {"n_rounds": 2}
+    assert [(b.name, b.kind, b.version) for b in c.bots] == [("random", "random", "1"),
+                                                             ("heuristic", "heuristic", "2")]
+    assert c.config_hash() == parse_config(GOOD.replace('"out"', '"elsewhere"')).config_hash()
+    assert c.config_hash() != parse_config(GOOD.replace("seed = 3", "seed = 4")).config_hash()
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('game = "gonin_kan"', 'game = "gonin"', r"t.toml:2: \[tournament\] game: unknown game"),
+    ("n_rounds = 2", "players = 7", r"t.toml:10: \[flags\] players: players=7"),
+    ("n_rounds = 2", "shipo_jo = true", r"t.toml:10: \[flags\] shipo_jo: unknown config key"),
+    ('kind = "random"', 'kind = "randm"', r"t.toml:13: \[bots.random\] kind: unknown bot kind"),
+    ("deals = 8", "deals = -1", r"t.toml:4: \[tournament\] deals: must be a positive integer"),
+    ("chunk_size = 4", "chunk_size = 0", r"t.toml:6: \[tournament\] chunk_size: must be a pos"),
+    ("seed = 3", "sed = 3", r"t.toml:5: \[tournament\] sed: unknown key"),
+    ('format = "duplicate"', 'format = "swiss"', r"t.toml:3: \[tournament\] format: unknown"),
+    ('format = "duplicate"', 'format = "ab"', r"\[ab\] candidate: must name one of the bots"),
+    ('version = "2"', 'version = "2"\ndepth = 3', r"t.toml:18: \[bots.heuristic\] depth: unkno"),
+])
+def test_bad_configs_name_the_line_and_key(old, new, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_config(GOOD.replace(old, new), "t.toml")
+
+
+def test_bot_kinds_and_ab_section():
+    with pytest.raises(ConfigError, match="needs target"):
+        parse_config(GOOD.replace('kind = "heuristic"', 'kind = "python"'))
+    ab = GOOD.replace('"duplicate"', '"ab"') + (
+        '\n[ab]\ncandidate = "heuristic"\nbaseline = "random"\nmu1 = 0.5\n')
+    c = parse_config(ab)
+    assert c.ab == {"candidate": "heuristic", "baseline": "random", "mu0": 0.0, "mu1": 0.5,
+                    "alpha": 0.05, "beta": 0.05}
+    with pytest.raises(ConfigError, match=r"\[ab\] mu1: mu1 must be greater"):
+        parse_config(ab.replace("mu1 = 0.5", "mu1 = -1"))
+    with pytest.raises(ConfigError, match="at least two bots"):
+        parse_config(GOOD.split("[bots.heuristic]")[0])
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        parse_config("[tournament\n")
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config("/nonexistent/t.toml")
+
+
+def _tables(chunk: int, games: int = 2) -> dict[str, pa.Table]:
+    ids = [chunk * 10 + g for g in range(games)]
+    rows = {
+        "games": [{"game_id": i, "group": i, "rotation": 0, "chunk": chunk, "seed": 1,
+                   "config_hash": "h", "game": "gonin_kan", "flags": "{}",
+                   "bots": ["a"] * 5, "scores": [0.0] * 5, "steps": 10, "truncated": False,
+                   "forfeit": -1, "actions": [1, 2]} for i in ids],
+        "seats": [{"game_id": i, "group": i, "rotation": 0, "player": p, "bot": "a",
+                   "score": 0.0, "deals": 1, "deals_kankei": 0, "deals_won_kankei": 0,
+                   "deals_won_mukankei": 1} for i in ids for p in range(5)],
+        "deals": [{"game_id": i, "deal_index": 0, "round": 0, "deal": 1, "dealer": 0,
+                   "trump": 0, "kankei": [1, 2], "points_kankei": 9, "points_mukankei": 7,
+                   "outcome": "NORMAL_WIN"} for i in ids],
+    }
+    return {k: pa.Table.from_pylist(v, schema=TABLES[k]) for k, v in rows.items()}
+
+
+def test_store_writes_chunks_atomically_and_resumes(tmp_path):
+    store = Store(tmp_path / "out", "h1")
+    store.prepare({"started": "t0"})
+    store.write_chunk(0, _tables(0))
+    store.write_chunk(3, _tables(3))
+    assert store.finished_chunks() == {0, 3}
+    # an interrupted write leaves only hidden temp files: not a finished chunk, not read
+    (tmp_path / "out" / "seats" / ".chunk-000005.parquet.tmp").write_bytes(b"partial")
+    assert store.finished_chunks() == {0, 3}
+    assert ds.dataset(tmp_path / "out" / "seats").to_table().num_rows == 20
+    store.write_chunk(3, _tables(3))  # a rerun of a chunk replaces it: no duplicates
+    games = ds.dataset(tmp_path / "out" / "games").to_table()
+    assert sorted(games["game_id"].to_pylist()) == [0, 1, 30, 31]
+    # the same tournament resumes; another one may not reuse the folder
+    Store(tmp_path / "out", "h1").prepare({"started": "t1"})
+    with pytest.raises(StoreError, match="holds another tournament"):
+        Store(tmp_path / "out", "h2").prepare({})
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_store_rejects_an_unwritable_folder(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        with pytest.raises(StoreError, match="not writable"):
+            Store(locked / "out", "h").prepare({})
+    finally:
+        locked.chmod(0o700)

@@ -1,0 +1,248 @@
+"""Tournament configs: TOML files checked in full before any work starts.
+
+    [tournament]
+    game = "gonin_kan"          # a `kanjax.games()` name
+    format = "duplicate"        # duplicate | round_robin | gauntlet | ab
+    deals = 64                  # deal seeds (duplicate groups)
+    seed = 0
+    chunk_size = 32             # games per work unit (one jitted, vmapped call)
+    output = "results/quickstart"
+    ray_address = ""            # "" = a local Ray started for the run
+
+    [flags]                     # the game's variant flags (kan.md §13), optional
+    n_rounds = 2
+
+    [bots.random]               # name -> spec
+    kind = "random"             # random | heuristic | python ("module:Class") | external
+    version = "1"
+
+    [ab]                        # only for format = "ab"
+    candidate = "heuristic"
+    baseline = "random"
+    mu0 = 0.0                   # H0: mean score difference per group
+    mu1 = 1.0                   # H1
+    alpha = 0.05
+    beta = 0.05
+
+    [gauntlet]                  # only for format = "gauntlet"
+    champion = "heuristic"
+
+A bad config raises `ConfigError` naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import kanjax
+
+FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
+BOT_KINDS = {
+    "random": (),
+    "heuristic": (),
+    "python": ("target",),  # "module:Class", an object with act(observation, legal_actions)
+    "external": ("command",),  # an engine process speaking the line protocol
+}
+BOT_KEYS = {"kind", "version", "target", "command", "time_limit"}
+TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address"}
+SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
+AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
+
+
+class ConfigError(ValueError):
+    """A bad tournament config; the message names the file, line and key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BotSpec:
+    name: str
+    kind: str
+    version: str = "1"
+    target: str = ""
+    command: str = ""
+    time_limit: float = 10.0  # seconds per move for Python and external bots
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentConfig:
+    game: str
+    flags: dict[str, Any]
+    bots: tuple[BotSpec, ...]
+    format: str = "duplicate"
+    deals: int = 64
+    seed: int = 0
+    chunk_size: int = 32
+    output: str = "results"
+    ray_address: str = ""
+    ab: dict[str, Any] = dataclasses.field(default_factory=dict)
+    champion: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def config_hash(self) -> str:
+        """A short hash of everything that decides the games (not where they are written)."""
+        d = self.to_dict()
+        for k in ("output", "ray_address", "chunk_size"):
+            d.pop(k)
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class _Where:
+    """Finds the line of a key in the TOML text, for error messages."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path, self.lines = path, text.splitlines()
+
+    def line(self, section: str, key: str | None = None) -> int | None:
+        header = re.compile(r"^\s*\[\s*" + re.escape(section) + r"\s*\]")
+        inside = False
+        for i, line in enumerate(self.lines, 1):
+            if re.match(r"^\s*\[", line):
+                inside = bool(header.match(line))
+                if inside and key is None:
+                    return i
+                continue
+            if inside and key is not None and re.match(
+                    r"^\s*" + re.escape(key) + r"\s*=", line):
+                return i
+        return None
+
+    def error(self, msg: str, section: str, key: str | None = None) -> ConfigError:
+        line = self.line(section, key)
+        at = f"{self.path}:{line}" if line else self.path
+        where = f"[{section}]" + (f" {key}" if key else "")
+        return ConfigError(f"{at}: {where}: {msg}")
+
+
+def _positive_int(where: _Where, section: str, key: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise where.error(f"must be a positive integer, got {value!r}", section, key)
+    return value
+
+
+def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
+    """A checked `TournamentConfig` from TOML text; `ConfigError` names what is wrong."""
+    where = _Where(path, text)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    for section in raw:
+        if section not in SECTIONS:
+            raise where.error(f"unknown section; sections: {', '.join(sorted(SECTIONS))}",
+                              section)
+    t = raw.get("tournament")
+    if not isinstance(t, dict):
+        raise ConfigError(f"{path}: missing [tournament] section")
+    for key in t:
+        if key not in TOURNAMENT_KEYS:
+            raise where.error(f"unknown key; keys: {', '.join(sorted(TOURNAMENT_KEYS))}",
+                              "tournament", key)
+    game = t.get("game")
+    if game not in kanjax.games():
+        raise where.error(f"unknown game {game!r}; games: {', '.join(kanjax.games())}",
+                          "tournament", "game")
+    flags = dict(raw.get("flags", {}))
+    try:
+        kanjax.make(game, **flags)
+    except (ValueError, TypeError) as err:
+        bad = next((k for k in flags if f"'{k}'" in str(err) or f"{k}=" in str(err)), None)
+        raise where.error(str(err), "flags", bad) from None
+    fmt = t.get("format", "duplicate")
+    if fmt not in FORMATS:
+        raise where.error(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}",
+                          "tournament", "format")
+    deals = _positive_int(where, "tournament", "deals", t.get("deals", 64))
+    chunk = _positive_int(where, "tournament", "chunk_size", t.get("chunk_size", 32))
+    seed = t.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise where.error(f"must be an integer >= 0, got {seed!r}", "tournament", "seed")
+    bots = _parse_bots(where, raw.get("bots", {}))
+    names = [b.name for b in bots]
+    ab = dict(raw.get("ab", {}))
+    if fmt == "ab":
+        ab = _parse_ab(where, ab, names)
+    elif ab:
+        raise where.error("only for format = \"ab\"", "ab")
+    champion = raw.get("gauntlet", {}).get("champion", "")
+    if fmt == "gauntlet" and champion not in names:
+        raise where.error(f"champion must be one of the bots {names}", "gauntlet", "champion")
+    if fmt == "ab" and len(bots) != 2:
+        raise where.error("format \"ab\" plays exactly two bots (candidate, baseline)",
+                          "tournament", "format")
+    output = t.get("output", "results")
+    if not isinstance(output, str) or not output:
+        raise where.error("must be a folder name", "tournament", "output")
+    address = t.get("ray_address", "")
+    if not isinstance(address, str):
+        raise where.error("must be a string (\"\" for a local Ray)", "tournament", "ray_address")
+    return TournamentConfig(game=game, flags=flags, bots=bots, format=fmt, deals=deals,
+                            seed=seed, chunk_size=chunk, output=output, ray_address=address,
+                            ab=ab, champion=champion)
+
+
+def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
+    if len(raw) < 2:
+        raise where.error("a tournament needs at least two bots ([bots.NAME] sections)", "bots")
+    bots = []
+    for name, spec in raw.items():
+        section = f"bots.{name}"
+        if not isinstance(spec, dict):
+            raise where.error("must be a table with kind = ...", section)
+        for key in spec:
+            if key not in BOT_KEYS:
+                raise where.error(f"unknown key; keys: {', '.join(sorted(BOT_KEYS))}",
+                                  section, key)
+        kind = spec.get("kind")
+        if kind not in BOT_KINDS:
+            raise where.error(f"unknown bot kind {kind!r}; kinds: {', '.join(BOT_KINDS)}",
+                              section, "kind")
+        for key in BOT_KINDS[kind]:
+            if not isinstance(spec.get(key), str) or not spec[key]:
+                raise where.error(f"bot kind {kind!r} needs {key} = \"...\"", section, key)
+        limit = spec.get("time_limit", 10.0)
+        if not isinstance(limit, int | float) or isinstance(limit, bool) or limit <= 0:
+            raise where.error(f"must be a positive number of seconds, got {limit!r}",
+                              section, "time_limit")
+        bots.append(BotSpec(name=name, kind=kind, version=str(spec.get("version", "1")),
+                            target=spec.get("target", ""), command=spec.get("command", ""),
+                            time_limit=float(limit)))
+    return tuple(bots)
+
+
+def _parse_ab(where: _Where, ab: dict, names: list[str]) -> dict:
+    for key in ab:
+        if key not in AB_KEYS:
+            raise where.error(f"unknown key; keys: {', '.join(sorted(AB_KEYS))}", "ab", key)
+    for key in ("candidate", "baseline"):
+        if ab.get(key) not in names:
+            raise where.error(f"must name one of the bots {names}", "ab", key)
+    out = {"candidate": ab["candidate"], "baseline": ab["baseline"]}
+    for key, default in (("mu0", 0.0), ("mu1", 1.0), ("alpha", 0.05), ("beta", 0.05)):
+        value = ab.get(key, default)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise where.error(f"must be a number, got {value!r}", "ab", key)
+        out[key] = float(value)
+    for key in ("alpha", "beta"):
+        if not 0 < out[key] < 0.5:
+            raise where.error(f"must be in (0, 0.5), got {out[key]}", "ab", key)
+    if out["mu1"] <= out["mu0"]:
+        raise where.error("mu1 must be greater than mu0", "ab", "mu1")
+    return out
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and check a TOML config file."""
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as err:
+        raise ConfigError(f"{p}: cannot read the config: {err.strerror}") from None
+    return parse_config(text, str(p))
