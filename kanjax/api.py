@@ -98,6 +98,11 @@ class Env(abc.ABC):
         """What `player` may know of `state`, as a fixed-shape array (never stored in State)."""
         return self._observe(state, jnp.asarray(player, jnp.int32))
 
+    def chance_index(self, state: State) -> Array:
+        """Which chance event the next step would draw (the rollout keys chance by it): the
+        step count unless a game counts its deals (duplicate play needs deal-keyed chance)."""
+        return state.step_count
+
     def deal_done(self, state: State) -> Array:
         """True when the last step ended a deal (the boundary between deals)."""
         return self._deal_done(state)

@@ -85,7 +85,7 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
             break
         akey, sub = jax.random.split(akey)
         actions = _random_actions(sub, states)
-        skeys = jax.vmap(lambda k, c: step_keys(k, c)[1])(gkeys, states.step_count)
+        skeys = jax.vmap(lambda k, s: step_keys(env, k, s)[1])(gkeys, states)
         nxt = step_b(states, actions, skeys)
         if t < compare_steps:
             singles = [step_1(singles[g], actions[g], skeys[g]) for g in range(batch)]

@@ -42,7 +42,7 @@ class Match:
         return bool(self.state.terminated | self.state.truncated)
 
     def keys(self):
-        return step_keys(self.gkey, self.state.step_count)
+        return step_keys(self.env, self.gkey, self.state)
 
     def step(self, action: int) -> None:
         self.state = self._step(self.state, np.int32(action), self.keys()[1])

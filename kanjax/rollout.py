@@ -1,8 +1,11 @@
 """Batched whole-match play inside one jitted `lax.while_loop`.
 
-Key convention (records and replays rely on it): game `g` of a batch started from `key` uses
-`game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its `step_count`),
-`policy_key, step_key = split(fold_in(game_key, t))`.
+Key convention (records, replays and duplicate tournaments rely on it): game `g` of a batch
+started from `key` uses `game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its
+`step_count`) the policy key is `split(fold_in(game_key, t))[0]` and the env's step key is
+`fold_in(fold_in(game_key, CHANCE), env.chance_index(state))`. Chance is keyed by the env's
+chance index (Kan: the number of deals dealt so far), not by the step, so games that share a
+game key get the same deals in the same order whatever the players do (duplicate play).
 """
 
 from __future__ import annotations
@@ -27,10 +30,14 @@ def game_key(key: Array, g: Array | int) -> Array:
     return jax.random.fold_in(key, g)
 
 
-def step_keys(gkey: Array, step_count: Array) -> tuple[Array, Array]:
-    """(policy key, env step key) for the step taken at `step_count`."""
-    k = jax.random.split(jax.random.fold_in(gkey, step_count))
-    return k[0], k[1]
+CHANCE = 0x7FFFFFFF  # folded into a game key to derive its chance keys
+
+
+def step_keys(env: Env, gkey: Array, state: State) -> tuple[Array, Array]:
+    """(policy key, env step key) for the step taken from `state` (see the module doc)."""
+    pkey = jax.random.split(jax.random.fold_in(gkey, state.step_count))[0]
+    skey = jax.random.fold_in(jax.random.fold_in(gkey, CHANCE), env.chance_index(state))
+    return pkey, skey
 
 
 @jax.tree_util.register_dataclass
@@ -56,7 +63,7 @@ def play_step(
 
     `seating[p]` is the index in `policies` of the policy playing player p.
     """
-    pkey, skey = step_keys(gkey, state.step_count)
+    pkey, skey = step_keys(env, gkey, state)
     player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
     obs = env.observe(state, player)
     actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])

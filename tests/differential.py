@@ -54,7 +54,7 @@ class EngineRunner:
             return s, summary(s)
 
         def step(state, gkey, akey):
-            pkey, skey = step_keys(gkey, state.step_count)
+            pkey, skey = step_keys(env, gkey, state)
             k_act, k_rare = jax.random.split(jax.random.fold_in(akey, state.step_count))
             # Most of the time avoid the JK and Yonin contracts where something else is
             # legal, so that deals run long and the JK reaches the late tricks (KAN-25,

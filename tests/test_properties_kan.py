@@ -35,7 +35,7 @@ def _engine(name):
     env = kanjax.make(game, **flags)
 
     def step(state, gkey):
-        pkey, skey = step_keys(gkey, state.step_count)
+        pkey, skey = step_keys(env, gkey, state)
         action = uniform_random(pkey, None, state.legal_action_mask)
         nxt = env.step(state, action, skey)
         return nxt, action, summary(nxt)

@@ -29,7 +29,7 @@ def test_rollout_plays_whole_matches_with_seated_policies():
     gkey = game_key(jax.random.PRNGKey(0), 1)
     state, step = env.init(gkey), jax.jit(env.step)
     while not bool(state.terminated):
-        skey = step_keys(gkey, state.step_count)[1]
+        skey = step_keys(env, gkey, state)[1]
         state = step(state, jnp.argmax(state.legal_action_mask), skey)
     assert int(state.step_count) == steps[1]
     np.testing.assert_allclose(np.asarray(summary(state)["scores"]), scores[1])

@@ -50,7 +50,8 @@ by player p in trick t (0..9) of this deal.
 |  | dealer's right (0..active-1; the 6-player dealer 5) |
 | kankei[n] | the kankei of the round (KAN-17, KAN-50, KAN-65) |
 
-`_w` int32[3 + n]: round, Rk, Rm (KAN-40), match scores of finished rounds.
+`_w` int32[4 + n]: round, Rk, Rm (KAN-40), deals dealt after the first (the chance index),
+match scores of finished rounds.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ HEAD_SCALARS = (
     "last_outcome", "last_deal", "last_pk", "last_pm", "deal_done", "target", "contract",
     "declarer",
 )
-WIDE_SCALARS = ("round", "rk", "rm")
+WIDE_SCALARS = ("round", "rk", "rm", "dealt")
 
 
 class Layout:
@@ -408,7 +409,7 @@ class KanEnv(Env):
         g.update(self._fresh_deal_slots())
         g.update(phase=PLAY, deal=1, dealer=self.config.first_dealer_seat, leader=0,
                  deal_done=0, seat_of=jnp.arange(n), pos=jnp.zeros(n), kankei=jnp.zeros(n),
-                 round=0, rk=0, rm=0, scores=jnp.zeros(n))
+                 round=0, rk=0, rm=0, dealt=0, scores=jnp.zeros(n))
         h, w = self.layout.pack(g)
         return KanState(
             current_player=jnp.int8(0),
@@ -551,10 +552,15 @@ class KanEnv(Env):
             dict(new), *self._shuffle(key, new["seat_of"], new["dealer"]))
         deal_now = ended & ~terminated
         new = {k: jnp.where(deal_now, fresh[k], v) for k, v in new.items()}
+        new["dealt"] = g["dealt"] + deal_now
         return self._finish(
             s, new, jnp.where(deal_now, fresh_loc, loc), jnp.where(deal_now, fresh_cur, cur),
             rewards=rewards.astype(jnp.float32), terminated=terminated,
         )
+
+    def chance_index(self, state: KanState) -> Array:
+        """Deals dealt so far after the first: the next deal's chance index."""
+        return state._w[..., self.layout.wide["dealt"]]
 
     def _deal_done(self, state: KanState) -> Array:
         return state._h[..., self.layout.head["deal_done"]] > 0
