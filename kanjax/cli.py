@@ -140,6 +140,12 @@ def main(argv: list[str] | None = None) -> None:
     p = sub.add_parser("games", help="list the game names")
     p.set_defaults(fn=lambda args: print("\n".join(__import__("kanjax").games())))
 
+    # Commands of other packages (e.g. `tournament`), found through entry points.
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="kanjax.commands"):
+        ep.load()(sub)
+
     args = parser.parse_args(argv)
     try:
         args.fn(args)

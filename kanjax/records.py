@@ -2,8 +2,9 @@
 
 A record holds the game and its flags, the seed, the optional starting deal string, the hands
 of every deal as dealt, every action by name and the final scores. Chance follows the key
-convention of `kanjax.rollout` (game 0 of the seed), so `replay` re-runs the match through
-the engine and reports the first step that disagrees with the record.
+convention of `kanjax.rollout` (game `game_index` of the seed, default 0: tournaments store
+the deal seed index there), so `replay` re-runs the match through the engine and reports the
+first step that disagrees with the record.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ FORMAT = "kanjax-record/1"
 class Match:
     """One unbatched match under the rollout key convention, with jitted steps."""
 
-    def __init__(self, game: str, flags: dict[str, Any], seed: int, start: str | None):
+    def __init__(self, game: str, flags: dict[str, Any], seed: int, start: str | None,
+                 game_index: int = 0):
         self.env: Env = kanjax.make(game, **flags)
-        self.gkey = game_key(jax.random.PRNGKey(seed), 0)
+        self.gkey = game_key(jax.random.PRNGKey(seed), game_index)
         self.state: State = (
             self.env.init(self.gkey) if start is None else self.env.from_deal(start, self.gkey)
         )
@@ -99,7 +101,8 @@ def replay(record: dict) -> ReplayResult:
     if record.get("format") != FORMAT:
         return ReplayResult(False, 0, f"not a {FORMAT} record (format={record.get('format')!r})")
     try:
-        m = Match(record["game"], record.get("flags", {}), record["seed"], record.get("start"))
+        m = Match(record["game"], record.get("flags", {}), record["seed"], record.get("start"),
+                  record.get("game_index", 0))
     except (KeyError, ValueError) as err:
         return ReplayResult(False, 0, f"cannot start the match: {err}")
     deals = {d["step"]: d["deal"] for d in record.get("deals", [])}
@@ -128,6 +131,23 @@ def replay(record: dict) -> ReplayResult:
         return ReplayResult(False, n, f"final scores {scores} differ from the record's "
                             f"{record['scores']}")
     return ReplayResult(True, n)
+
+
+def record_of_actions(game: str, flags: dict[str, Any], seed: int, game_index: int,
+                      actions: list[int], scores: list[float]) -> dict:
+    """A record of a match known by its action ids (e.g. a tournament's `games` row)."""
+    m = Match(game, flags, seed, None, game_index)
+    names, deals = [], [{"step": 0, "deal": deal_string(m.env, m.state)}]
+    for a in actions:
+        if m.done:
+            raise ValueError(f"the match ended after {len(names)} of {len(actions)} actions")
+        names.append(m.env.action_name(int(a), m.state))
+        m.step(int(a))
+        if bool(m.env.deal_done(m.state)) and not m.done:
+            deals.append({"step": len(names), "deal": deal_string(m.env, m.state)})
+    return {"format": FORMAT, "game": game, "flags": flags, "seed": seed,
+            "game_index": game_index, "start": None, "deals": deals, "actions": names,
+            "scores": [float(x) for x in scores], "terminated": bool(m.state.terminated)}
 
 
 def save(record: dict, path: str | Path) -> None:

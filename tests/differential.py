@@ -14,6 +14,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import kanjax
 from kanjax.bots import uniform_random
@@ -162,3 +163,34 @@ def run_differential(game: str, flags: dict, seed: int, batch: int) -> int:
     runner = _runner(game, tuple(sorted(flags.items())))
     traj = runner.play(seed, batch)
     return sum(compare_game(traj, g, runner.env.config) for g in range(batch))
+
+
+CHUNK = 100  # matches per engine batch in the default run
+SLOW_MATCHES = 100_000  # per game under `pytest -m slow`
+
+
+def slow_seeds(matches: int, total: int) -> range:
+    """Seeds of 500-match batches for one config of the slow run: the game's 100,000 matches
+    split over its configs in proportion to their default counts; disjoint from the default
+    run's seeds."""
+    return range(1000, 1000 + round(SLOW_MATCHES * matches / total) // 500)
+
+
+def differential_tests(configs: list[tuple[str, dict, int]]):
+    """The default and the slow differential test over `configs` [(game, flags, matches)],
+    for a test module to bind to `test_*` names."""
+    ids = dict(ids=lambda v: str(v))
+
+    @pytest.mark.parametrize("game,flags,matches", configs, **ids)
+    def default(game, flags, matches):
+        steps = sum(run_differential(game, flags, seed, CHUNK)
+                    for seed in range(matches // CHUNK))
+        assert steps > matches * 20
+
+    @pytest.mark.slow
+    @pytest.mark.parametrize("game,flags,matches", configs, **ids)
+    def slow(game, flags, matches):
+        for seed in slow_seeds(matches, sum(m for _, _, m in configs)):
+            run_differential(game, flags, seed, 500)
+
+    return default, slow

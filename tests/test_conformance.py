@@ -9,8 +9,6 @@ CASES = [
     ("gonin_kan", {"n_rounds": 1}),
     ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}),
     ("yonin_kan", {"n_rounds": 2}),
-    ("yonin_kan", {"n_rounds": 1, "yonin_removed_five": "C",
-                   "yonin_joker_trick1_contract": "any"}),
     ("gambari_kan", {"n_rounds": 2, "gambari_min_target": 6}),
 ]
 

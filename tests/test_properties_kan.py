@@ -48,7 +48,7 @@ def _np(d):
     return {k: np.asarray(v) for k, v in d.items()}
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=9, deadline=None)
 @given(name=st.sampled_from(sorted(ENVS)), seed=st.integers(0, 2**31 - 1))
 def test_KAN_invariants_hold_in_random_matches(name, seed):
     env, init, step = _engine(name)

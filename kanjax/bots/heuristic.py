@@ -13,14 +13,16 @@ Rules of thumb (rule ids: `rules/kan.md`):
 - Leading: cash the top card of a suit (no unseen higher card), point cards and sure winners
   (trumps, or side suits with no unseen trump) first; else lead the cheapest card.
 - Joker (KAN-25, KAN-26, KAN-54): play it on an opponent's trick holding >= 2 point cards
-  (>= 1 from trick 7 on); lead it only when forced or late, naming the suit with the most unseen
-  point cards. Yonin: the JK is lowest in trick 10, so it goes by trick 9 at the latest.
+  (>= 1 from trick 7 on); lead it, naming the suit with the most unseen point cards, when
+  forced or when that suit has >= 4 of them out and I have no top card to cash. Yonin: the
+  JK is lowest in trick 10, so it goes by trick 9 at the latest.
 - IKU (KAN-21) with >= 2 aces, or an ace and >= 3 trumps; else KOI.
 - Signal (KAN-38): F1 showing the best card of the two strongest suits. Trump (KAN-39, KAN-57):
   the suit of most length + high cards in the (seen) hand, plus the signalled suits.
 - STOP (KAN-31) unless every uncaptured point card is a sure winner in my hand (JUUROKU).
   Shippo-Jo (KAN-71): CALL. Yonin contract (KAN-56): NONE unless JK, >= 3 aces and >= 4
-  trumps (SKUNK). Gambari bid (KAN-65): KAN when 2 JK + 2 aces + trumps + kings/2 >= target + 2.
+  trumps (SKUNK). Gambari bid (KAN-65): KAN when 2 JK + 2 aces + trumps + kings / 2 (side
+  suits) >= target + 2.
 """
 
 from __future__ import annotations
@@ -83,19 +85,19 @@ def decode(env: KanEnv, observation: Array) -> View:
     )
 
 
-def suit_strength(v: View, hand: Array) -> Array:
+def suit_strength(hand: Array) -> Array:
     """float[4]: length + honours (A 2, K 1.5, Q 1, J 0.5) of each suit of `hand`."""
     return jnp.where(hand[:, None] & IN_SUIT, 1.0 + HONOURS[:, None], 0.0).sum(0)
 
 
 def counts(v: View) -> tuple[Array, Array, Array]:
     """(aces, trumps, JK) in my hand."""
-    aces = jnp.sum(v.mine & (RANK == 12) & ~IS_JK)
+    aces = jnp.sum(v.mine & (RANK == 12))  # the JK's rank slot is 0
     trumps = jnp.sum(v.mine & (SUIT == v.trump))
     return aces, trumps, v.mine[JK].astype(jnp.int32)
 
 
-def sure_leads(env: KanEnv, v: View) -> tuple[Array, Array]:
+def sure_leads(v: View) -> tuple[Array, Array]:
     """(top, sure) bool[53]: no unseen higher card of its suit; and, led now, nothing unseen
     can beat it (a trump, or no unseen trump; no unseen JK that may still be played)."""
     top = ~jnp.any(HIGHER & v.unseen[None, :], axis=1) & ~IS_JK
@@ -134,7 +136,7 @@ def play_scores(env: KanEnv, v: View) -> Array:
     follow = jnp.where(top_jk, jnp.where(jk_now, 100.0, -100.0), follow)
 
     # ---- leading: cash top cards and sure winners, else lead cheap
-    top, sure_lead = sure_leads(env, v)
+    top, sure_lead = sure_leads(v)
     lead = jnp.where(top, 30.0 + 10.0 * POINT + 20.0 * sure_lead - cost / 4.0, -cost)
     lead = jnp.where(top_jk, -100.0, lead)  # the JK itself is led through actions 53..56
     unseen_pts = jnp.where(v.unseen[:, None] & POINT[:, None] & IN_SUIT, 1.0, 0.0).sum(0)
@@ -151,7 +153,7 @@ def policy_scores(env: KanEnv, v: View) -> Array:
     iku = jnp.where(strong, jnp.array([1.0, 0.0]), jnp.array([0.0, 1.0]))  # KAN-21
 
     # JUUROKU (KAN-31, KAN-32) only when every uncaptured point card is my sure winner.
-    _, sure_lead = sure_leads(env, v)
+    _, sure_lead = sure_leads(v)
     open_pts = jnp.asarray(env.deck) & POINT & (v.taken_by < 0)
     juuroku = (v.phase == DECIDE) & ~jnp.any(open_pts & ~(v.mine & sure_lead))
     stop = jnp.where(juuroku, jnp.array([0.0, 1.0]), jnp.array([1.0, 0.0]))
@@ -162,9 +164,9 @@ def policy_scores(env: KanEnv, v: View) -> Array:
     signalled = (form >= ks.F1) & (form != ks.F3) & (form != ks.F5) & (shown >= 0)
     bonus = jnp.where(signalled[:, None] & (jnp.asarray(SUIT)[jnp.maximum(shown, 0)][:, None]
                                             == np.arange(4)), weight[:, None], 0.0).sum(0)
-    trump = suit_strength(v, v.mine) + bonus
+    trump = suit_strength(v.mine) + bonus
 
-    signal = signal_scores(v)
+    signal = signal_scores(v.mine)
     shippo = jnp.array([1.0, 0.0])  # KAN-71: a CALL voids a deal the other team dominates
     kings = jnp.sum(v.mine & (RANK == 11) & (SUIT != v.trump))
     bid = 2 * jk + 2 * aces + trumps + kings / 2 >= v.target + 2  # KAN-65
@@ -176,15 +178,16 @@ def policy_scores(env: KanEnv, v: View) -> Array:
     ]).astype(jnp.float32)
 
 
-def signal_scores(v: View) -> Array:
-    """float[156]: 1 for F1 showing the best card of my two strongest suits (KAN-38), or F4
-    with the best card of my only suit, or F5 with no suited card."""
-    strength = suit_strength(v, v.mine)
-    has = jnp.any(v.mine[:, None] & IN_SUIT, axis=0)
+def signal_scores(mine: Array) -> Array:
+    """float[156] for the hand `mine` (bool[53]): 1 for F1 showing the best card of my two
+    strongest suits (KAN-38), or F4 with the best card of my only suit, or F5 with no suited
+    card; 0 for the other signals."""
+    strength = suit_strength(mine)
+    has = jnp.any(mine[:, None] & IN_SUIT, axis=0)
     s1 = jnp.argmax(jnp.where(has, strength, -1.0))
     s2 = jnp.argmax(jnp.where(has & (jnp.arange(4) != s1), strength, -1.0))
-    best = jnp.max(jnp.where(v.mine[:, None] & IN_SUIT, CARD_IDS[:, None], -1), axis=0)
-    index = jnp.sum(v.mine[None, :] & (CARD_IDS[None, :] < best[:, None]), axis=1)  # hand idx
+    best = jnp.max(jnp.where(mine[:, None] & IN_SUIT, CARD_IDS[:, None], -1), axis=0)
+    index = jnp.sum(mine[None, :] & (CARD_IDS[None, :] < best[:, None]), axis=1)  # hand idx
     i, j = jnp.minimum(index[s1], index[s2]), jnp.maximum(index[s1], index[s2])
     n = ks.HAND_SIZE
     f1 = ks.SIGNAL_F1 + i * (2 * n - i - 1) // 2 + (j - i - 1)  # position in F1_PAIRS

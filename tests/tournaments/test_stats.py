@@ -1,0 +1,200 @@
+"""Tournament statistics and report on synthetic tables (no engine): bootstrap coverage and
+group resampling, pairwise offsets, ratings from simulated Bradley-Terry data, SPRT verdicts,
+and the report files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tournaments import stats
+from tournaments.report import format_report, report
+from tournaments.schema import TABLES
+
+N = 5  # players per game
+
+
+def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: float = 3.0,
+               noise: str = "normal", seating: list[str] | None = None) -> dict:
+    """A duplicate tournament: each group plays N seat rotations of one seating with shared
+    per-seat luck; a player's score is luck + his bot's strength + noise."""
+    rng = np.random.default_rng(seed)
+    names = list(strength)
+    cols: dict[str, list] = {k: [] for k in ("game_id", "group", "rotation", "player", "bot",
+                                             "score", "deals", "deals_kankei",
+                                             "deals_won_kankei", "deals_won_mukankei")}
+    for g in range(groups):
+        seats = seating or [names[i] for i in rng.integers(0, len(names), N)]
+        seat_luck = rng.normal(0, luck, N)
+        for r in range(N):
+            for p in range(N):
+                bot = seats[(p + r) % N]
+                eps = rng.gumbel() if noise == "gumbel" else rng.normal()
+                row = (g * N + r, g, r, p, bot, seat_luck[p] + strength[bot] + eps, 6, 2, 1, 2)
+                for k, v in zip(cols, row, strict=True):
+                    cols[k].append(v)
+    return {k: np.array(v) for k, v in cols.items()}
+
+
+def test_bootstrap_ci_covers_the_true_mean():
+    rng = np.random.default_rng(1)
+    groups = np.repeat(np.arange(40), 5)
+    hits = 0
+    for i in range(200):
+        values = 2.0 + rng.normal(0, 1, 40)[groups] + rng.normal(0, 1, 200)
+        _, lo, hi = stats.bootstrap_ci(values, groups, n_boot=400, seed=i)
+        hits += lo <= 2.0 <= hi
+    assert 0.88 <= hits / 200 <= 0.99
+
+
+def test_group_resampling_is_wider_when_rows_are_correlated():
+    rng = np.random.default_rng(2)
+    groups = np.repeat(np.arange(100), 10)
+    values = rng.normal(0, 3, 100)[groups] + rng.normal(0, 1, 1000)
+    est, lo, hi = stats.bootstrap_ci(values, groups)
+    est_rows, lo_rows, hi_rows = stats.bootstrap_ci(values, np.arange(1000))
+    assert est == pytest.approx(values.mean()) == pytest.approx(est_rows)
+    assert lo < est < hi
+    assert hi - lo > 2 * (hi_rows - lo_rows)  # sqrt(design effect) = sqrt(1 + 9 * 9 / 10) ~ 3
+
+
+def test_weighted_mean_is_a_ratio_of_sums():
+    est, lo, hi = stats.bootstrap_ci(np.array([1.0, 3.0]), np.array([0, 1]),
+                                     weights=np.array([3.0, 1.0]))
+    assert est == pytest.approx(1.5)
+    assert 1.0 <= lo <= est <= hi <= 3.0
+
+
+def test_bot_summary_by_hand():
+    seats = {"game_id": np.array([0, 0, 1, 1]), "group": np.array([0, 0, 1, 1]),
+             "player": np.array([0, 1, 0, 1]), "bot": np.array(["a", "b", "b", "a"]),
+             "score": np.array([4.0, -4.0, 2.0, -2.0]), "deals": np.array([2, 2, 6, 6]),
+             "deals_kankei": np.array([1, 1, 3, 3]), "deals_won_kankei": np.array([1, 0, 3, 0]),
+             "deals_won_mukankei": np.array([1, 0, 0, 3])}
+    a, b = stats.bot_summary(seats, n_boot=200)
+    assert (a["bot"], a["games"], a["groups"], a["deals"]) == ("a", 2, 2, 8)
+    assert a["score"] == pytest.approx(1.0) and a["score_per_deal"] == pytest.approx(2 / 8)
+    assert a["win_share"] == pytest.approx(5 / 8)
+    assert (a["win_share_kankei"], a["win_share_mukankei"]) == (pytest.approx(1 / 4), 1.0)
+    assert b["score_per_deal"] == pytest.approx(-2 / 8) and b["win_share_kankei"] == 0.75
+    assert a["score_lo"] <= a["score"] <= a["score_hi"]
+
+
+def test_pairwise_recovers_a_known_offset():
+    seats = make_seats({"a": 2.0, "b": 0.0, "c": 0.5}, groups=150, seed=3)
+    pairs = {(p["a"], p["b"]): p for p in stats.pairwise(seats)}
+    assert set(pairs) == {("a", "b"), ("a", "c"), ("b", "c")}
+    ab = pairs["a", "b"]
+    assert ab["lo"] < 2.0 < ab["hi"] and ab["hi"] - ab["lo"] < 1.0
+    assert ab["groups"] <= 150
+    assert pairs["b", "c"]["hi"] < 0 < pairs["a", "c"]["lo"]
+
+
+ELO_TRUE = {"w": -150.0, "x": 0.0, "y": 50.0, "z": 250.0}
+
+
+def test_ratings_recover_bradley_terry_strengths():
+    # Gumbel noise on the score makes every pair of players a Bradley-Terry comparison
+    strength = {k: v / stats.ELO for k, v in ELO_TRUE.items()}
+    r = stats.fit_ratings(make_seats(strength, groups=300, seed=4, luck=0.0, noise="gumbel"))
+    assert r["converged"] and r["bots"] == list(ELO_TRUE)
+    truth = np.array(list(ELO_TRUE.values()))
+    truth -= truth.mean()
+    elo = np.array(r["elo"])
+    assert elo.sum() == pytest.approx(0, abs=1e-6)
+    assert list(np.argsort(elo)) == [0, 1, 2, 3]
+    assert np.abs(elo - truth).max() < 40
+    assert all(lo < e < hi for e, lo, hi in zip(elo, r["lo"], r["hi"], strict=True))
+    cov = np.array(r["cov"])
+    assert np.allclose(cov, cov.T) and np.allclose(np.sqrt(np.diag(cov)), r["se"])
+    assert r["nu"] < 0.1  # continuous scores: no ties
+
+
+@pytest.mark.parametrize("k", [2, 10])
+def test_ratings_handle_few_and_many_bots_and_a_bot_that_never_loses(k):
+    strength = {f"b{i}": float(i) for i in range(k - 1)} | {"best": 1000.0}
+    r = stats.fit_ratings(make_seats(strength, groups=40, seed=5, luck=0.0))
+    assert r["converged"] and np.isfinite(r["elo"]).all() and np.isfinite(r["se"]).all()
+    assert r["elo"][r["bots"].index("best")] == max(r["elo"])
+
+
+def test_whole_match_partners_are_left_out_of_the_ratings():
+    deals = {"game_id": np.array([0, 0, 1, 1, 1]),
+             "kankei": [[0, 1], [0, 1], [0, 1], [1, 2], []]}
+    partners = stats.whole_match_partners(deals, N)
+    assert partners.tolist() == [[0, 0, 1], [0, 2, 3], [0, 2, 4], [0, 3, 4]]
+    seats = {"game_id": np.repeat([0, 1], N), "group": np.repeat([0, 1], N),
+             "player": np.tile(np.arange(N), 2), "bot": np.array(list("ababb" "ababb")),
+             "score": np.array([5.0, 5, -3, -3, -3, 1, 2, 3, 4, 5])}
+    full = stats.fit_ratings(seats)
+    team = stats.fit_ratings(seats, partners)
+    assert full["comparisons"] == 12 and full["partner_pairs_left_out"] == 0
+    # game 0 loses (0, 1), (2, 3), (2, 4); (3, 4) are both "b", never compared
+    assert team["comparisons"] == 9 and team["partner_pairs_left_out"] == 3
+
+
+def test_sprt_verdicts_and_incremental_use():
+    rng = np.random.default_rng(6)
+    better = rng.normal(1.0, 2.0, 300)
+    result = stats.sprt(better, mu0=0.0, mu1=1.0)
+    assert result["verdict"] == "H1" and result["llr"] >= result["upper"]
+    assert result["lower"] == pytest.approx(np.log(0.05 / 0.95))
+    state = None
+    for chunk in np.array_split(better, 7):
+        state = stats.sprt(chunk, 0.0, 1.0, state=state)
+    assert state["n"] == 300 and state["llr"] == pytest.approx(result["llr"])
+    equal = stats.sprt(rng.normal(0.0, 2.0, 300), mu0=0.0, mu1=1.0)
+    assert equal["verdict"] == "H0" and equal["llr"] <= equal["lower"]
+    assert stats.sprt(better[:1], 0.0, 1.0)["verdict"] == "continue"
+
+
+def write_folder(root, seats: dict, manifest: dict) -> None:
+    """A tournament folder: one chunk file per table, and the manifest."""
+    games = sorted(set(seats["game_id"].tolist()))
+    rows = {g: seats["game_id"] == g for g in games}
+    n = len(games)
+    tables = {
+        "seats": pa.table(seats),
+        "games": pa.table({
+            "game_id": games, "group": [int(seats["group"][rows[g]][0]) for g in games],
+            "rotation": [int(seats["rotation"][rows[g]][0]) for g in games], "chunk": [0] * n,
+            "seed": games, "config_hash": ["h"] * n, "game": ["gonin_kan"] * n,
+            "flags": ["{}"] * n, "bots": [seats["bot"][rows[g]].tolist() for g in games],
+            "scores": [seats["score"][rows[g]].tolist() for g in games], "steps": [100] * n,
+            "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1), "actions": [[1, 2]] * n}),
+        "deals": pa.table({
+            "game_id": games, "deal_index": [0] * n, "round": [0] * n, "deal": [1] * n,
+            "dealer": [0] * n, "trump": [0] * n, "kankei": [[0, 1]] * n,
+            "points_kankei": [10] * n, "points_mukankei": [5] * n, "outcome": ["win"] * n}),
+    }
+    for name, table in tables.items():
+        (root / name).mkdir()
+        pq.write_table(table.cast(TABLES[name]), root / name / "chunk-000000.parquet")
+    (root / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_report_writes_json_plots_and_a_table(tmp_path):
+    seats = make_seats({"cand": 1.0, "base": 0.0}, groups=60, seed=7,
+                       seating=["cand", "base", "base", "cand", "base"])
+    ab = {"candidate": "cand", "baseline": "base", "mu0": 0.0, "mu1": 0.5}
+    write_folder(tmp_path, seats, {"config": {"format": "ab", "ab": ab}})
+    result = report(tmp_path)
+    saved = json.loads((tmp_path / "report.json").read_text())
+    assert saved == result and (saved["games"], saved["groups"]) == (300, 60)
+    assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": 1}
+    for png in ("ratings.png", "scores.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = format_report(result)
+    assert "cand" in text and "base" in text and "SPRT" in text and "H1" in text
+
+
+def test_report_without_manifest_has_no_sprt(tmp_path):
+    write_folder(tmp_path, make_seats({"a": 0.0, "b": 0.0, "c": 1.0}, groups=10), {})
+    (tmp_path / "manifest.json").write_text("not json")
+    result = report(tmp_path)
+    assert result["sprt"] is None
+    assert all(b in format_report(result) for b in "abc")

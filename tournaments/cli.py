@@ -1,0 +1,84 @@
+"""`kanjax tournament run CONFIG` and `kanjax tournament report DIR` (registered with the
+`kanjax` command through the `kanjax.commands` entry point, so kanjax never imports this)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `tournament` command to the `kanjax` parser."""
+    p = sub.add_parser("tournament", help="bot-vs-bot tournaments (run, report)")
+    tsub = p.add_subparsers(dest="tournament_command", required=True)
+
+    r = tsub.add_parser("run", help="play (or resume) the tournament of a TOML config")
+    r.add_argument("config", help="a TOML config (see configs/)")
+    r.add_argument("--output", help="the results folder (default: the config's output)")
+    r.add_argument("--address", help="a Ray cluster to join (default: RAY_ADDRESS, or the "
+                                     "config's ray_address, or a local Ray)")
+    r.add_argument("--local", action="store_true", help="run in this process, without Ray")
+    r.add_argument("--actors", type=int, help="Ray actors (default: one per CPU)")
+    r.add_argument("--report", action="store_true", help="print the report when done")
+    r.set_defaults(fn=_run)
+
+    g = tsub.add_parser("game", help="one stored game as a JSON record (for `kanjax replay`)")
+    g.add_argument("dir")
+    g.add_argument("game_id", type=int)
+    g.add_argument("--out", default="game.json")
+    g.set_defaults(fn=_game)
+
+    rep = tsub.add_parser("report", help="statistics, ratings and plots of a results folder")
+    rep.add_argument("dir")
+    rep.add_argument("--json", action="store_true", help="print the JSON summary only")
+    rep.set_defaults(fn=_report)
+
+
+def _run(args) -> None:
+    from tournaments.config import load_config
+    from tournaments.runner import run_tournament
+
+    cfg = load_config(args.config)
+    address = args.address or os.environ.get("RAY_ADDRESS") or cfg.ray_address
+    cfg = dataclasses.replace(cfg, output=args.output or cfg.output, ray_address=address)
+    result = run_tournament(cfg, local=args.local, actors=args.actors)
+    state = "interrupted; run the same command to resume" if result.interrupted else "done"
+    print(f"{cfg.output}: {result.games} games stored ({result.chunks_run} chunks run now, "
+          f"{result.chunks_skipped} already stored, {result.chunks_total} in all) in "
+          f"{result.seconds:.1f} s: {state}")
+    if result.stopped_by_sprt:
+        print(f"SPRT decided {result.stopped_by_sprt['verdict']}: the run stopped early")
+    if args.report and not result.interrupted:
+        _print_report(cfg.output, as_json=False)
+
+
+def _game(args) -> None:
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from kanjax import records
+
+    games = ds.dataset(os.path.join(args.dir, "games"))
+    rows = games.to_table(filter=pc.field("game_id") == args.game_id).to_pylist()
+    if not rows:
+        raise ValueError(f"{args.dir}: no stored game with id {args.game_id}")
+    row = rows[0]
+    seed = json.load(open(os.path.join(args.dir, "manifest.json")))["config"]["seed"]
+    record = records.record_of_actions(row["game"], json.loads(row["flags"]), seed, row["seed"],
+                                       row["actions"], row["scores"])
+    records.save(record, args.out)
+    print(f"{args.out}: game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
+          f"{len(row['actions'])} actions; check it with `kanjax replay {args.out}`")
+
+
+def _report(args) -> None:
+    _print_report(args.dir, args.json)
+
+
+def _print_report(folder: str, as_json: bool) -> None:
+    from tournaments.report import format_report, report
+
+    result = report(folder)
+    print(json.dumps(result) if as_json else format_report(result))

@@ -1,0 +1,188 @@
+"""The report of a tournament folder: DIR/report.json, DIR/ratings.png, DIR/scores.png and a
+terminal table (`kanjax tournament report DIR`).
+
+Reads DIR/seats/ (required), DIR/deals/ (for the team-aware ratings) and DIR/games/ (forfeits,
+truncations) with `pyarrow.dataset`. From DIR/manifest.json it reads only `config.format`
+and, when that is "ab", `config.ab` = {candidate, baseline, mu0, mu1, alpha, beta} (alpha and
+beta default to 0.05); a missing or unreadable manifest just means no SPRT.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.dataset as ds
+
+from tournaments import stats
+from tournaments.schema import TABLES
+
+
+def _read(root: Path, name: str) -> pa.Table:
+    """One table of the folder (empty, with its schema, when absent)."""
+    folder = root / name
+    if not folder.is_dir():
+        return TABLES[name].empty_table()
+    return ds.dataset(folder, format="parquet", schema=TABLES[name]).to_table()
+
+
+def _ab_settings(root: Path) -> dict | None:
+    """The A/B test settings of manifest.json, or None when the format is not "ab"."""
+    try:
+        config = json.loads((root / "manifest.json").read_text()).get("config") or {}
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(config, dict) or config.get("format") != "ab":
+        return None
+    ab = config.get("ab")
+    return ab if isinstance(ab, dict) else {}
+
+
+def _sprt(seats: pa.Table, ab: dict) -> dict:
+    """The SPRT on per-group differences of mean match score, candidate - baseline, in group
+    order (the order the runner tested them)."""
+    try:
+        cand, base = str(ab["candidate"]), str(ab["baseline"])
+        mu0, mu1 = float(ab["mu0"]), float(ab["mu1"])
+        alpha, beta = float(ab.get("alpha", 0.05)), float(ab.get("beta", 0.05))
+    except (KeyError, TypeError, ValueError) as err:
+        return {"error": f"manifest config.ab is incomplete: {err!r}"}
+    bots, _, means = stats.group_means(seats)
+    names = list(bots)
+    if cand not in names or base not in names:
+        return {"error": f"candidate {cand!r} or baseline {base!r} did not play"}
+    d = means[:, names.index(cand)] - means[:, names.index(base)]
+    result = stats.sprt(d[~np.isnan(d)], mu0, mu1, alpha, beta)
+    return {"candidate": cand, "baseline": base, **result}
+
+
+def _forfeits(games: pa.Table) -> dict[str, int]:
+    """Forfeits per bot."""
+    forfeit = games.column("forfeit").to_numpy()
+    rows = np.nonzero(forfeit >= 0)[0]
+    out: dict[str, int] = {}
+    for bots, p in zip(games.column("bots").take(rows).to_pylist(), forfeit[rows], strict=True):
+        out[bots[p]] = out.get(bots[p], 0) + 1
+    return out
+
+
+def _clean(x: Any) -> Any:
+    """JSON-safe: numpy scalars to Python, NaN and infinities to None."""
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_clean(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def report(dir: str | Path) -> dict:
+    """Compute the statistics of a tournament folder, write DIR/report.json and the plots,
+    and return the report (JSON-safe)."""
+    root = Path(dir)
+    seats = _read(root, "seats")
+    if seats.num_rows == 0:
+        raise ValueError(f"{root}: no games stored (no rows under {root / 'seats'})")
+    games, deals = _read(root, "games"), _read(root, "deals")
+    n_players = int(seats.column("player").to_numpy().max()) + 1
+    partners = stats.whole_match_partners(deals, n_players) if deals.num_rows else None
+    ab = _ab_settings(root)
+    result = _clean({
+        "dir": str(root),
+        "games": len(np.unique(seats.column("game_id").to_numpy())),
+        "groups": len(np.unique(seats.column("group").to_numpy())),
+        "truncated": int(np.sum(games.column("truncated").to_numpy(zero_copy_only=False))),
+        "forfeits": _forfeits(games),
+        "bots": stats.bot_summary(seats),
+        "pairwise": stats.pairwise(seats),
+        "ratings": stats.fit_ratings(seats, partners),
+        "sprt": _sprt(seats, ab) if ab is not None else None,
+        "plots": ["ratings.png", "scores.png"],
+    })
+    (root / "report.json").write_text(json.dumps(result, indent=2, allow_nan=False))
+    _plot_ratings(result["ratings"], root / "ratings.png")
+    _plot_scores(seats, root / "scores.png")
+    return result
+
+
+def _plot_ratings(ratings: dict, path: Path) -> None:
+    """Elo rating of each bot with its CI, best on top."""
+    from matplotlib.figure import Figure
+
+    order = np.argsort(ratings["elo"])
+    elo = np.array(ratings["elo"])[order]
+    err = np.array([elo - np.array(ratings["lo"])[order], np.array(ratings["hi"])[order] - elo])
+    fig = Figure(figsize=(6, 1 + 0.45 * len(order)), layout="tight")
+    ax = fig.add_subplot()
+    ax.errorbar(elo, np.arange(len(order)), xerr=err, fmt="o", capsize=4)
+    ax.set_yticks(np.arange(len(order)), [ratings["bots"][i] for i in order])
+    ax.axvline(0, color="grey", lw=0.8)
+    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI")
+    fig.savefig(path, dpi=100)
+
+
+def _plot_scores(seats: pa.Table, path: Path) -> None:
+    """Box plot of the match scores of each bot."""
+    from matplotlib.figure import Figure
+
+    bot = seats.column("bot").to_numpy(zero_copy_only=False).astype(str)
+    score = seats.column("score").to_numpy()
+    names = sorted(set(bot))
+    fig = Figure(figsize=(1.5 + 1.2 * len(names), 4), layout="tight")
+    ax = fig.add_subplot()
+    ax.boxplot([score[bot == n] for n in names], showmeans=True)
+    ax.set_xticks(np.arange(1, len(names) + 1), names)
+    ax.set_ylabel("match score")
+    fig.savefig(path, dpi=100)
+
+
+def _ci(x: float | None, lo: float | None, hi: float | None, digits: int = 2) -> str:
+    if x is None:
+        return "n/a"
+    if lo is None or hi is None:
+        return f"{x:.{digits}f}"
+    return f"{x:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def format_report(result: dict) -> str:
+    """A terminal table of a `report()` result."""
+    r = result["ratings"]
+    elo = {b: (e, lo, hi) for b, e, lo, hi in zip(r["bots"], r["elo"], r["lo"], r["hi"],
+                                                  strict=True)}
+    lines = [f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
+             + (f", {result['truncated']} truncated" if result["truncated"] else ""),
+             "", f"{'bot':<16}{'games':>7}  {'score/deal [95% CI]':<26}"
+             f"{'score/match [95% CI]':<28}{'won':>6}  Elo [95% CI]"]
+    for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
+        won = "n/a" if b["win_share"] is None else f"{b['win_share']:.0%}"
+        per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
+        lines.append(f"{b['bot']:<16}{b['games']:>7}  {per_deal:<26}"
+                     f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}{won:>6}  "
+                     f"{_ci(*elo[b['bot']], digits=0)}")
+    lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
+                 f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
+                 "pairs left out)")
+    if result["forfeits"]:
+        lines.append("forfeits: " + ", ".join(f"{k} {v}" for k, v in result["forfeits"].items()))
+    lines += ["", "pairwise (mean match score difference a - b over shared duplicate groups)"]
+    for p in result["pairwise"]:
+        lines.append(f"  {p['a']} - {p['b']}: {_ci(p['diff'], p['lo'], p['hi'])}"
+                     f"  ({p['groups']} groups)")
+    s = result.get("sprt")
+    if s:
+        lines.append("")
+        if "error" in s:
+            lines.append(f"SPRT: {s['error']}")
+        else:
+            llr = "n/a" if s["llr"] is None else f"{s['llr']:.2f}"
+            lines.append(f"SPRT {s['candidate']} vs {s['baseline']} (H0 mu={s['mu0']:g}, "
+                         f"H1 mu={s['mu1']:g}): {s['verdict']}, llr {llr} in "
+                         f"({s['lower']:.2f}, {s['upper']:.2f}) after {s['n']} groups")
+    return "\n".join(lines)

@@ -1,0 +1,298 @@
+"""`kanjax tournament run`: the games of a config, chunk by chunk, resumable.
+
+The driver plans every game (`tournaments.plan`), skips the chunks already stored, and hands
+the others to executors: long-lived Ray actors (a local Ray by default, or a cluster) or, with
+`local=True`, the same `ChunkPlayer` in this process. Each actor compiles once; the driver
+keeps a few chunks in flight per actor (`ray.wait` back-pressure) and stores every finished
+chunk atomically as soon as it arrives, so Ctrl-C or a crashed worker loses no finished game
+and the same command resumes. A chunk whose actor died is retried on a fresh actor. For the
+`ab` format a sequential test (SPRT) on complete duplicate groups stops the run when it
+decides.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import platform
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+
+import pyarrow as pa
+
+from tournaments.config import TournamentConfig
+from tournaments.plan import PlannedGame, chunked, plan_games
+from tournaments.schema import TABLES
+from tournaments.stats import sprt
+from tournaments.storage import Store
+
+IN_FLIGHT_PER_ACTOR = 2
+CHUNK_RETRIES = 2
+
+
+@dataclasses.dataclass
+class RunResult:
+    chunks_total: int
+    chunks_run: int  # in this invocation
+    chunks_skipped: int  # already stored
+    games: int  # stored in all
+    seconds: float
+    stopped_by_sprt: dict | None = None
+    interrupted: bool = False
+
+
+class Progress:
+    """A one-line progress bar on stderr: games done, games/s, ETA."""
+
+    def __init__(self, total: int, done: int, stream=sys.stderr) -> None:
+        self.total, self.done, self.stream = total, done, stream
+        self.t0, self.new = time.perf_counter(), 0
+
+    def add(self, games: int) -> None:
+        self.done += games
+        self.new += games
+        rate = self.new / max(time.perf_counter() - self.t0, 1e-9)
+        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
+        self.stream.write(f"\r{self.done}/{self.total} games  {rate:,.0f} games/s  "
+                          f"ETA {eta:,.0f} s   ")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\n")
+
+
+def _manifest(cfg: TournamentConfig) -> dict:
+    import jax
+
+    import kanjax
+
+    return {
+        "config": cfg.to_dict(),
+        "versions": {"kanjax": _version("kanjax"), "jax": jax.__version__,
+                     "bots": {b.name: f"{b.kind}/{b.version}" for b in cfg.bots},
+                     "python": platform.python_version()},
+        "games": kanjax.games(),
+        "started": _now(),
+        "host": platform.node(),
+    }
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+class _GroupScores:
+    """Per duplicate group, each bot's summed score and seat count (for the `ab` SPRT)."""
+
+    def __init__(self, games_per_group: dict[int, int]) -> None:
+        self.expected = games_per_group
+        self.seen: dict[int, int] = defaultdict(int)
+        self.sums: dict[int, dict[str, list[float]]] = defaultdict(
+            lambda: defaultdict(lambda: [0.0, 0]))
+
+    def add(self, seats: list[dict], games: list[dict]) -> list[int]:
+        """Add a chunk's rows; returns the groups it completed."""
+        for row in seats:
+            acc = self.sums[row["group"]][row["bot"]]
+            acc[0] += row["score"]
+            acc[1] += 1
+        done = []
+        for row in games:
+            self.seen[row["group"]] += 1
+            if self.seen[row["group"]] == self.expected[row["group"]]:
+                done.append(row["group"])
+        return done
+
+    def diff(self, group: int, a: str, b: str) -> float:
+        (sa, na), (sb, nb) = self.sums[group][a], self.sums[group][b]
+        return sa / na - sb / nb
+
+
+def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | None = None,
+                   progress: bool = True, executor=None) -> RunResult:
+    """Play (or resume) the tournament of `cfg`; returns what was done. `executor` (default:
+    a `RayExecutor`, or a `LocalExecutor` with `local`) is built only once the output folder
+    has been checked."""
+    import kanjax
+
+    env = kanjax.make(cfg.game, **cfg.flags)
+    store = Store(cfg.output, cfg.config_hash())
+    store.prepare(_manifest(cfg))
+    games = plan_games(cfg, env.num_players)
+    chunks = chunked(games, cfg.chunk_size)
+    done = store.finished_chunks()
+    todo = [c for c in range(len(chunks)) if c not in done]
+    stored_games = sum(len(chunks[c]) for c in done)
+    groups = _GroupScores(_count(g.group for g in games))
+    verdict = _resume_sprt(cfg, store, groups) if cfg.format == "ab" else None
+    bar = Progress(len(games), stored_games) if progress else None
+    t0 = time.perf_counter()
+    run = 0
+    interrupted = False
+    if executor is None:
+        executor = LocalExecutor(cfg) if local else RayExecutor(cfg, actors)
+    try:
+        for chunk, rows in executor.run((c, chunks[c]) for c in todo
+                                        if not (verdict and verdict["verdict"] != "continue")):
+            store.write_chunk(chunk, {k: pa.Table.from_pylist(v, schema=TABLES[k])
+                                      for k, v in rows.items()})
+            run += 1
+            stored_games += len(rows["games"])
+            if bar:
+                bar.add(len(rows["games"]))
+            if cfg.format == "ab":
+                verdict = _update_sprt(cfg, groups, rows, verdict)
+                if verdict["verdict"] != "continue":
+                    break
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        executor.close()
+        if bar:
+            bar.close()
+    seconds = time.perf_counter() - t0
+    store.update_manifest(ended=_now(), interrupted=interrupted,
+                          sprt=verdict if cfg.format == "ab" else None)
+    decided = verdict if verdict and verdict["verdict"] != "continue" else None
+    return RunResult(len(chunks), run, len(done), stored_games, seconds, decided, interrupted)
+
+
+def _count(items: Iterator[int]) -> dict[int, int]:
+    out: dict[int, int] = defaultdict(int)
+    for i in items:
+        out[i] += 1
+    return out
+
+
+def _update_sprt(cfg: TournamentConfig, groups: _GroupScores, rows: dict,
+                 state: dict | None) -> dict:
+    ab = cfg.ab
+    complete = groups.add(rows["seats"], rows["games"])
+    diffs = [groups.diff(g, ab["candidate"], ab["baseline"]) for g in complete]
+    return sprt(diffs, ab["mu0"], ab["mu1"], ab["alpha"], ab["beta"], state=state)
+
+
+def _resume_sprt(cfg: TournamentConfig, store: Store, groups: _GroupScores) -> dict | None:
+    """The SPRT state of the chunks already stored (a resumed `ab` run)."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    if not store.finished_chunks():
+        return None
+    games = ds.dataset(store.root / "games").to_table(columns=["game_id", "group"])
+    seats = ds.dataset(store.root / "seats").to_table()
+    seats = seats.filter(pc.is_in(seats["game_id"], games["game_id"]))  # finished chunks
+    return _update_sprt(cfg, groups, {"seats": seats.to_pylist(), "games": games.to_pylist()},
+                        None)
+
+
+class LocalExecutor:
+    """Plays chunks in this process, one after another (tests, small runs)."""
+
+    def __init__(self, cfg: TournamentConfig) -> None:
+        from tournaments.play import ChunkPlayer
+
+        self.player = ChunkPlayer(cfg)
+
+    def run(self, work: Iterator[tuple[int, list[PlannedGame]]]):
+        for chunk, games in work:
+            yield chunk, self.player.play(chunk, games)
+
+    def close(self) -> None:
+        pass
+
+
+class RayExecutor:
+    """Plays chunks in long-lived Ray actors with back-pressure and retries."""
+
+    def __init__(self, cfg: TournamentConfig, actors: int | None) -> None:
+        import ray
+
+        self.ray = ray
+        self.started_ray = not ray.is_initialized()
+        if self.started_ray:
+            address = cfg.ray_address or None
+            ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                     ignore_reinit_error=True)
+        self.cfg = cfg
+        cpus = int(ray.available_resources().get("CPU", 1))
+        self.n_actors = max(1, actors if actors else cpus)
+        self.actor_cls = ray.remote(num_cpus=1)(_ChunkActor)
+        self.actors = [self._new_actor() for _ in range(self.n_actors)]
+
+    def _new_actor(self):
+        return self.actor_cls.remote(self.cfg)
+
+    def actor_pids(self) -> list[int]:
+        return self.ray.get([a.pid.remote() for a in self.actors])
+
+    def run(self, work: Iterator[tuple[int, list[PlannedGame]]]):
+        ray = self.ray
+        pending: dict = {}  # object ref -> (actor index, chunk, games, tries)
+        load = [0] * self.n_actors
+        work = iter(work)
+        exhausted = False
+
+        def submit(i: int, chunk: int, games: list[PlannedGame], tries: int) -> None:
+            pending[self.actors[i].play.remote(chunk, games)] = (i, chunk, games, tries)
+            load[i] += 1
+
+        while True:
+            while not exhausted and min(load) < IN_FLIGHT_PER_ACTOR:
+                nxt = next(work, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                submit(load.index(min(load)), *nxt, 0)
+            if not pending:
+                return
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            ref = ready[0]
+            i, chunk, games, tries = pending.pop(ref)
+            load[i] -= 1
+            try:
+                rows = ray.get(ref)
+            except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as err:
+                if tries >= CHUNK_RETRIES:
+                    raise RuntimeError(f"chunk {chunk} failed {tries + 1} times: {err}") from err
+                self.actors[i] = self._new_actor()  # the actor died: replace it, retry
+                submit(i, chunk, games, tries + 1)
+                continue
+            yield chunk, rows
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        if self.started_ray:
+            self.ray.shutdown()
+
+
+class _ChunkActor:
+    """A Ray actor holding one compiled `ChunkPlayer`."""
+
+    def __init__(self, cfg: TournamentConfig) -> None:
+        import os
+
+        os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
+        from tournaments.play import ChunkPlayer
+
+        self.player = ChunkPlayer(cfg)
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+    def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
+        return self.player.play(chunk, games)

@@ -1,0 +1,358 @@
+"""Tournament statistics on the `seats` / `deals` tables (pure numpy, no JAX).
+
+Every confidence interval resamples whole duplicate groups (the games sharing a deal seed),
+because the games of a group share their luck and are not independent. One set of resamples
+(a seed) serves all the columns of one call, so the intervals are joint.
+
+Ratings: a Bradley-Terry model with ties (Davidson 1970) fitted on every pair of players of a
+game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differences, see `sprt`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+ELO = 400.0 / math.log(10.0)  # Elo points per logit of the win / loss odds
+PRIOR_SD_ELO = 500.0  # weak Gaussian prior on each bot's rating (mean 0)
+PRIOR_LOG_NU = (0.0, 2.0)  # Gaussian prior (mean, sd) on log nu, the Davidson tie parameter
+_BOOT_CELLS = 8_000_000  # resample weights held in memory at once (resamples x groups)
+
+Columns = pa.Table | Mapping[str, Any]
+
+
+def _col(table: Columns, name: str) -> np.ndarray:
+    """One column of a pyarrow Table or a dict of arrays, as numpy."""
+    if isinstance(table, pa.Table):
+        return table.column(name).to_numpy()
+    return np.asarray(table[name])
+
+
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def _boot_weights(n_groups: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """How often each group is drawn in each resample: float[chunk, n_groups] blocks."""
+    rng = np.random.default_rng(seed)
+    step = max(1, _BOOT_CELLS // max(n_groups, 1))
+    for start in range(0, n_boot, step):
+        k = min(step, n_boot - start)
+        draws = rng.integers(0, n_groups, size=(k, n_groups), dtype=np.int64)
+        draws += np.arange(k)[:, None] * n_groups
+        yield np.bincount(draws.ravel(), minlength=k * n_groups).reshape(k, n_groups).astype(
+            np.float64)
+
+
+def _boot_ratios(num: np.ndarray, den: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
+    """Resampled ratios sum(num) / sum(den) per column: num, den float[G, K] -> [n_boot, K]."""
+    out = []
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for w in _boot_weights(num.shape[0], n_boot, seed):
+            out.append((w @ num) / (w @ den))
+    return np.concatenate(out)
+
+
+def _percentiles(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    q = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2], axis=0)
+    return q[0], q[1]
+
+
+def bootstrap_ci(values: np.ndarray, groups: np.ndarray, n_boot: int = 2000, seed: int = 0,
+                 level: float = 0.95, weights: np.ndarray | None = None,
+                 ) -> tuple[float, float, float]:
+    """(mean, lo, hi): the (weighted) mean of `values` with a percentile CI from resampling
+    whole groups with replacement. With `weights` the mean is sum(w v) / sum(w)."""
+    values = np.asarray(values, np.float64)
+    w = np.ones_like(values) if weights is None else np.asarray(weights, np.float64)
+    _, inv = np.unique(np.asarray(groups), return_inverse=True)
+    num = np.bincount(inv, weights=w * values)[:, None]
+    den = np.bincount(inv, weights=w)[:, None]
+    lo, hi = _percentiles(_boot_ratios(num, den, n_boot, seed), level)
+    return float(num.sum() / den.sum()), float(lo[0]), float(hi[0])
+
+
+def _by_group_bot(seats: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bot names, group index per row, bot index per row)."""
+    bots, b = np.unique(_col(seats, "bot").astype(str), return_inverse=True)
+    _, g = np.unique(_col(seats, "group"), return_inverse=True)
+    return bots, g, b
+
+
+def _table(g: np.ndarray, b: np.ndarray, values: np.ndarray, shape: tuple[int, int]
+           ) -> np.ndarray:
+    """Sum of `values` per (group, bot): float[G, B]."""
+    out = np.zeros(shape)
+    np.add.at(out, (g, b), values)
+    return out
+
+
+def bot_summary(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+                ) -> list[dict]:
+    """Per bot (sorted by name): games, groups, mean match score and mean score per deal
+    (sum of scores / sum of deals) with group-bootstrap CIs, and the share of deals won
+    overall, as kankei and as mukankei (from deals_won_*)."""
+    bots, g, b = _by_group_bot(seats)
+    shape = (g.max() + 1, len(bots))
+    score = _col(seats, "score").astype(np.float64)
+    deals = _col(seats, "deals").astype(np.float64)
+    kankei = _col(seats, "deals_kankei").astype(np.float64)
+    won_k = _col(seats, "deals_won_kankei").astype(np.float64)
+    won_m = _col(seats, "deals_won_mukankei").astype(np.float64)
+    num = _table(g, b, score, shape)
+    den_match, den_deal = _table(g, b, np.ones_like(score), shape), _table(g, b, deals, shape)
+    boot = _boot_ratios(np.hstack([num, num]), np.hstack([den_match, den_deal]), n_boot, seed)
+    lo, hi = _percentiles(boot, level)
+    k = len(bots)
+    out = []
+    for i, name in enumerate(bots):
+        rows = b == i
+        n_deals, n_k = deals[rows].sum(), kankei[rows].sum()
+        out.append({
+            "bot": str(name), "games": int(rows.sum()), "groups": int((den_match[:, i] > 0).sum()),
+            "deals": int(n_deals),
+            "score": float(score[rows].mean()), "score_lo": float(lo[i]), "score_hi": float(hi[i]),
+            "score_per_deal": float(score[rows].sum() / n_deals) if n_deals else float("nan"),
+            "score_per_deal_lo": float(lo[k + i]), "score_per_deal_hi": float(hi[k + i]),
+            "win_share": _share(won_k[rows].sum() + won_m[rows].sum(), n_deals),
+            "win_share_kankei": _share(won_k[rows].sum(), n_k),
+            "win_share_mukankei": _share(won_m[rows].sum(), n_deals - n_k),
+        })
+    return out
+
+
+def _share(won: float, n: float) -> float | None:
+    return float(won / n) if n > 0 else None
+
+
+def group_means(seats: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(bot names, group ids, float[G, B] mean match score of each bot in each group, NaN
+    where the bot did not play in the group)."""
+    bots, g, b = _by_group_bot(seats)
+    ids = np.unique(_col(seats, "group"))
+    shape = (len(ids), len(bots))
+    score = _col(seats, "score").astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        means = _table(g, b, score, shape) / _table(g, b, np.ones_like(score), shape)
+    return bots, ids, means
+
+
+def pairwise(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+             ) -> list[dict]:
+    """For each pair of bots (a < b by name) that met in some duplicate group: the mean over
+    those groups of (a's mean match score - b's mean match score) in the group, with a
+    group-bootstrap CI and the number of groups."""
+    bots, _, means = group_means(seats)
+    pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
+    both = np.stack([~np.isnan(means[:, i]) & ~np.isnan(means[:, j]) for i, j in pairs], 1)
+    diff = np.stack([np.nan_to_num(means[:, i] - means[:, j]) for i, j in pairs], 1)
+    num, den = diff * both, both.astype(np.float64)
+    lo, hi = _percentiles(_boot_ratios(num, den, n_boot, seed), level)
+    out = []
+    for p, (i, j) in enumerate(pairs):
+        n = int(both[:, p].sum())
+        if n:
+            out.append({"a": str(bots[i]), "b": str(bots[j]), "diff": float(num[:, p].sum() / n),
+                        "lo": float(lo[p]), "hi": float(hi[p]), "groups": n})
+    return out
+
+
+def whole_match_partners(deals: Columns, n_players: int) -> np.ndarray:
+    """int64[M, 3] rows (game_id, p, q), p < q: players who were on the same side (both kankei
+    or both not kankei) in every deal of their game. A deal without kankei (no teams) breaks
+    every partnership."""
+    kankei = _col_lists(deals, "kankei")
+    game = _col(deals, "game_id").astype(np.int64)
+    ids, g = np.unique(game, return_inverse=True)
+    member = np.zeros((len(game), n_players), bool)
+    member[kankei.value_parent_indices().to_numpy(), kankei.flatten().to_numpy()] = True
+    teams = member.any(1)
+    same = teams[:, None, None] & (member[:, :, None] == member[:, None, :])
+    n_same = np.zeros((len(ids), n_players, n_players), np.int64)
+    np.add.at(n_same, g, same)
+    always = n_same == np.bincount(g, minlength=len(ids))[:, None, None]
+    gi, p, q = np.nonzero(np.triu(always, 1))
+    return np.stack([ids[gi], p, q], 1).astype(np.int64)
+
+
+def _col_lists(table: Columns, name: str) -> pa.ListArray:
+    if isinstance(table, pa.Table):
+        return table.column(name).combine_chunks()
+    return pa.array([list(v) for v in table[name]], pa.list_(pa.int64()))
+
+
+def _comparisons(seats: Columns, partners: np.ndarray | None
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Every pair of players of a game with different bots, not whole-match partners:
+    (bot names, bot a, bot b, outcome for a: 1 win / 0 tie / -1 loss, group index, number
+    of partner pairs left out)."""
+    bots, group, b = _by_group_bot(seats)
+    ids, gi = np.unique(_col(seats, "game_id").astype(np.int64), return_inverse=True)
+    player = _col(seats, "player").astype(np.int64)
+    n = int(player.max()) + 1
+    bot = np.full((len(ids), n), -1)
+    score = np.zeros((len(ids), n))
+    grp = np.zeros(len(ids), np.int64)
+    bot[gi, player], score[gi, player], grp[gi] = b, _col(seats, "score"), group
+    mate = np.zeros((len(ids), n, n), bool)
+    if partners is not None and len(partners):
+        partners = np.asarray(partners, np.int64)
+        k = np.searchsorted(ids, partners[:, 0]).clip(0, len(ids) - 1)
+        ok = ids[k] == partners[:, 0]
+        mate[k[ok], partners[ok, 1], partners[ok, 2]] = True
+    i, j = np.triu_indices(n, 1)
+    valid = (bot[:, i] >= 0) & (bot[:, j] >= 0) & (bot[:, i] != bot[:, j])
+    left_out = int((valid & mate[:, i, j]).sum())
+    valid &= ~mate[:, i, j]
+    gg, pp = np.nonzero(valid)
+    a, c = bot[gg, i[pp]], bot[gg, j[pp]]
+    outcome = np.sign(score[gg, i[pp]] - score[gg, j[pp]]).astype(np.int64)
+    return bots, a, c, outcome, grp[gg], left_out
+
+
+def _davidson(theta: np.ndarray, eta: float, a: np.ndarray, b: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P(a wins), P(tie), P(b wins) for strengths theta (logits) and log nu = eta."""
+    x = (theta[a] - theta[b]) / 2
+    m = np.maximum(np.abs(x), eta)
+    ew, el, et = np.exp(x - m), np.exp(-x - m), np.exp(eta - m)
+    z = ew + el + et
+    return ew / z, et / z, el / z
+
+
+def _objective(params: np.ndarray, a, b, w, t, l, prior: np.ndarray, mean: np.ndarray
+               ) -> float:
+    theta, eta = params[:-1], params[-1]
+    pw, pt, pl = _davidson(theta, eta, a, b)
+    ll = (w * np.log(pw) + t * np.log(pt) + l * np.log(pl)).sum()
+    return float(ll - 0.5 * (((params - mean) / prior) ** 2).sum())
+
+
+def _derivatives(params: np.ndarray, a, b, w, t, l, prior, mean
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian of the log posterior in (theta..., eta)."""
+    k = len(params)
+    pw, pt, pl = _davidson(params[:-1], params[-1], a, b)
+    n = w + t + l
+    d = pw - pl
+    gx, ge = (w - l) - n * d, t - n * pt  # d/dx and d/deta, x = (theta_a - theta_b) / 2
+    hxx, hee, hxe = -n * (pw + pl - d * d), -n * pt * (1 - pt), n * d * pt
+    u = np.zeros((len(a), k))
+    u[np.arange(len(a)), a] += 0.5
+    u[np.arange(len(a)), b] -= 0.5
+    e = np.zeros(k)
+    e[-1] = 1.0
+    grad = u.T @ gx + e * ge.sum() - (params - mean) / prior**2
+    cross = u.T @ hxe
+    hess = (u.T * hxx) @ u + np.outer(e, e) * hee.sum() + np.outer(cross, e) + np.outer(e, cross)
+    return grad, hess - np.diag(1 / prior**2)
+
+
+def _newton(params: np.ndarray, args: tuple, max_iter: int) -> tuple[np.ndarray, int, bool]:
+    """Maximise the concave log posterior: (params, iterations, converged)."""
+    for it in range(1, max_iter + 1):
+        grad, hess = _derivatives(params, *args)
+        step = np.linalg.solve(hess, -grad)
+        f0, s = _objective(params, *args), 1.0
+        while _objective(params + s * step, *args) < f0 - 1e-12 and s > 1e-6:
+            s /= 2
+        params = params + s * step
+        if np.abs(s * step).max() < 1e-9:
+            return params, it, True
+    return params, max_iter, False
+
+
+def fit_ratings(seats: Columns, partners: np.ndarray | None = None, level: float = 0.95,
+                max_iter: int = 100) -> dict:
+    """Joint Elo ratings of all bots: Bradley-Terry with ties (Davidson) by batch maximum
+    a posteriori (Newton with step halving; the log posterior is concave).
+
+    Data: every pair of players of every game, compared by match score (higher wins, equal
+    ties); a player's strength is his bot's rating. Left out: pairs of the same bot (no
+    information on ratings) and, team-aware, `partners` rows (game_id, p, q) from
+    `whole_match_partners` (a whole-match partnership makes the scores equal by construction).
+    P(a beats b) = pa / (pa + pb + nu sqrt(pa pb)), P(tie) = nu sqrt(pa pb) / (...), so the
+    rating difference is the log-odds of win vs loss, reported as Elo (400 / ln 10 per logit).
+
+    Priors (light regularisation, so a bot that never loses keeps a finite rating): each
+    rating ~ N(0, PRIOR_SD_ELO) and log nu ~ N(PRIOR_LOG_NU); the prior's symmetry puts the
+    ratings' mean at exactly 0. Covariance: the inverse observed information (posterior
+    Hessian) projected onto mean-zero ratings; CIs are normal at `level`. `se_cluster`: a
+    sandwich standard error clustered by duplicate group, which also allows for the
+    correlation of the pairs of one game (compare it with `se`)."""
+    bots, a, b, outcome, group, left_out = _comparisons(seats, partners)
+    k = len(bots)
+    wins, ties, losses = (np.zeros((k, k)) for _ in range(3))
+    np.add.at(wins, (a, b), outcome > 0)
+    np.add.at(ties, (a, b), outcome == 0)
+    np.add.at(losses, (a, b), outcome < 0)
+    ia, ib = np.triu_indices(k, 1)
+    w = wins[ia, ib] + losses[ib, ia]
+    l = losses[ia, ib] + wins[ib, ia]
+    t = ties[ia, ib] + ties[ib, ia]
+    prior = np.r_[np.full(k, PRIOR_SD_ELO / ELO), PRIOR_LOG_NU[1]]
+    mean = np.r_[np.zeros(k), PRIOR_LOG_NU[0]]
+    args = (ia, ib, w, t, l, prior, mean)
+    params, it, converged = _newton(mean.copy(), args, max_iter)
+    _, hess = _derivatives(params, *args)
+    cov = np.linalg.inv(-hess)
+    proj = np.eye(k) - 1.0 / k
+    cov_t = proj @ cov[:k, :k] @ proj * ELO**2
+    se = np.sqrt(np.diag(cov_t))
+    z = _z(level)
+    rating = (params[:k] - params[:k].mean()) * ELO
+    return {
+        "bots": [str(x) for x in bots], "elo": rating.tolist(),
+        "lo": (rating - z * se).tolist(), "hi": (rating + z * se).tolist(), "se": se.tolist(),
+        "se_cluster": _cluster_se(params, a, b, outcome, group, cov, proj).tolist(),
+        "cov": cov_t.tolist(), "nu": float(np.exp(params[-1])),
+        "comparisons": int(len(a)), "partner_pairs_left_out": left_out,
+        "iterations": it, "converged": converged, "level": level,
+        "prior_sd_elo": PRIOR_SD_ELO, "prior_log_nu": list(PRIOR_LOG_NU),
+    }
+
+
+def _cluster_se(params: np.ndarray, a, b, outcome, group, cov: np.ndarray, proj: np.ndarray
+                ) -> np.ndarray:
+    """Sandwich standard errors (Elo) of the mean-zero ratings, clustered by group."""
+    k = len(params) - 1
+    pw, pt, pl = _davidson(params[:-1], params[-1], a, b)
+    gx, ge = outcome - (pw - pl), (outcome == 0) - pt
+    score = np.zeros((group.max() + 1 if len(group) else 0, k + 1))
+    np.add.at(score, (group, a), gx / 2)
+    np.add.at(score, (group, b), -gx / 2)
+    np.add.at(score, (group, np.full_like(a, k)), ge)
+    sandwich = cov @ (score.T @ score) @ cov
+    return np.sqrt(np.diag(proj @ sandwich[:k, :k] @ proj)) * ELO
+
+
+def sprt(diffs: np.ndarray, mu0: float, mu1: float, alpha: float = 0.05, beta: float = 0.05,
+         state: Mapping[str, Any] | None = None) -> dict:
+    """Sequential probability ratio test of H1: mean difference = mu1 against H0: = mu0, on
+    per-duplicate-group score differences (candidate - baseline), modelled as Gaussian with
+    the variance estimated from all the data so far (sample variance, ddof 1):
+    llr = (mu1 - mu0) / var * sum(d - (mu0 + mu1) / 2). Verdict "H1" at llr >= log((1 - beta)
+    / alpha), "H0" at llr <= log(beta / (1 - alpha)), else "continue" (also with < 2 data or
+    zero variance and the mean at the midpoint).
+
+    Incremental: pass the previous result as `state` and only the new `diffs`; the result
+    carries the running n, sum and sum of squares. The caller stops at the first verdict."""
+    d = np.asarray(diffs, np.float64).ravel()
+    n = int((state or {}).get("n", 0)) + d.size
+    s = float((state or {}).get("sum", 0.0)) + float(d.sum())
+    ss = float((state or {}).get("sum_sq", 0.0)) + float((d * d).sum())
+    lower, upper = math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+    llr, var = 0.0, float("nan")
+    if n >= 2:
+        var = max(ss - s * s / n, 0.0) / (n - 1)
+        excess = (mu1 - mu0) * (s - n * (mu0 + mu1) / 2)
+        llr = excess / var if var > 0 else math.copysign(math.inf, excess) if excess else 0.0
+    verdict = "H1" if llr >= upper else "H0" if llr <= lower else "continue"
+    return {"n": n, "sum": s, "sum_sq": ss, "mean": s / n if n else float("nan"), "var": var,
+            "llr": llr, "lower": lower, "upper": upper, "verdict": verdict,
+            "mu0": mu0, "mu1": mu1, "alpha": alpha, "beta": beta}
