@@ -34,8 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import importlib
 import json
 import re
+import shlex
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -207,6 +210,9 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
         for key in BOT_KINDS[kind]:
             if not isinstance(spec.get(key), str) or not spec[key]:
                 raise where.error(f"bot kind {kind!r} needs {key} = \"...\"", section, key)
+        problem = _host_bot_problem(kind, spec)
+        if problem:
+            raise where.error(problem, section, "target" if kind == "python" else "command")
         limit = spec.get("time_limit", 10.0)
         if not isinstance(limit, int | float) or isinstance(limit, bool) or limit <= 0:
             raise where.error(f"must be a positive number of seconds, got {limit!r}",
@@ -215,6 +221,25 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
                             target=spec.get("target", ""), command=spec.get("command", ""),
                             time_limit=float(limit)))
     return tuple(bots)
+
+
+def _host_bot_problem(kind: str, spec: dict) -> str:
+    """Why a Python bot's class or an engine's program cannot be found ("" if it can)."""
+    if kind == "python":
+        module, colon, name = spec["target"].partition(":")
+        if not colon or not module or not name:
+            return f"want target = \"package.module:Class\", got {spec['target']!r}"
+        try:
+            obj = getattr(importlib.import_module(module), name, None)
+        except Exception as err:  # noqa: BLE001 - any import failure is a config error
+            return f"cannot import {module!r}: {err!r}"
+        if obj is None or not hasattr(obj, "act"):
+            return f"{spec['target']!r} is not a class with an act(observation, legal) method"
+    if kind == "external":
+        words = shlex.split(spec["command"])
+        if not words or shutil.which(words[0]) is None:
+            return f"program not found: {spec['command']!r}"
+    return ""
 
 
 def _parse_ab(where: _Where, ab: dict, names: list[str]) -> dict:

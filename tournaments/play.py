@@ -18,9 +18,13 @@ import kanjax
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
-from kanjax.rollout import Policy, game_key, play_step
+from kanjax.rollout import Policy, game_key, step_keys
+from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
+
+HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
+_COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
 
 
 def jax_policy(spec: BotSpec, env) -> Policy:
@@ -35,56 +39,102 @@ def jax_policy(spec: BotSpec, env) -> Policy:
 
 
 class ChunkPlayer:
-    """Plays chunks of games of one tournament config (compiled once)."""
+    """Plays chunks of games of one tournament config (compiled once).
+
+    With JAX bots only, a chunk is one jitted call: a `while_loop` of batched steps. With
+    Python or external bots (`tournaments.bots`) the batched step is jitted and the loop runs
+    on the host, asking those bots for their moves; a bot that fails a move forfeits the game
+    (the env's illegal-action path) and the reason is recorded."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
+        from tournaments.bots import host_bot
+
         self.cfg = cfg
         self.env = env = kanjax.make(cfg.game, **cfg.flags)
-        policies = tuple(jax_policy(b, env) for b in cfg.bots)
+        self.host = {i: host_bot(b) for i, b in enumerate(cfg.bots) if b.kind in HOST_KINDS}
+        policies = tuple(uniform_random if i in self.host else jax_policy(b, env)
+                         for i, b in enumerate(cfg.bots))
         self.max_deals = cfg.flags.get("n_rounds", 10) * 3 * (4 if env.config.shippo_jo else 1)
-        self._run = jax.jit(jax.vmap(self._one_game(policies)))
         self.config_hash = cfg.config_hash()
-
-    def _one_game(self, policies):
-        env, steps, deals = self.env, self.env.max_steps, self.max_deals
-        n = env.num_players
-
-        def run(gkey, seating):
-            state = env.init(gkey)
-            rows = {
-                "round": jnp.zeros(deals, jnp.int32), "deal": jnp.zeros(deals, jnp.int8),
-                "dealer": jnp.zeros(deals, jnp.int8), "trump": jnp.zeros(deals, jnp.int8),
-                "kankei": jnp.zeros((deals, n), jnp.bool_),
-                "points": jnp.zeros((deals, 2), jnp.int8),
-                "outcome": jnp.zeros(deals, jnp.int8),
+        self._policies = policies
+        # Players of the same game, flags and bot kinds share compiled functions.
+        key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
+               tuple("host" if i in self.host else b.kind for i, b in enumerate(cfg.bots)))
+        if key not in _COMPILED:
+            _COMPILED[key] = {
+                "start": jax.jit(jax.vmap(self._start_game)),
+                "propose": jax.jit(jax.vmap(self._propose_move)),
+                "advance": jax.jit(jax.vmap(self._advance)),
+                "run": jax.jit(jax.vmap(self._whole_game)),
             }
-            carry = (state, jnp.zeros(n, jnp.float32), jnp.full(steps, -1, jnp.int16),
-                     rows, jnp.int32(0), jnp.int8(-1))
+        jitted = _COMPILED[key]
+        self._start, self._propose = jitted["start"], jitted["propose"]
+        self._advance_b, self._run = jitted["advance"], jitted["run"]
 
-            def cond(c):
-                return ~(c[0].terminated | c[0].truncated)
+    # ---- one game, jittable ------------------------------------------------------------------
+    def _start_game(self, gkey):
+        env, steps, deals, n = self.env, self.env.max_steps, self.max_deals, self.env.num_players
+        rows = {
+            "round": jnp.zeros(deals, jnp.int32), "deal": jnp.zeros(deals, jnp.int8),
+            "dealer": jnp.zeros(deals, jnp.int8), "trump": jnp.zeros(deals, jnp.int8),
+            "kankei": jnp.zeros((deals, n), jnp.bool_), "points": jnp.zeros((deals, 2), jnp.int8),
+            "outcome": jnp.zeros(deals, jnp.int8),
+        }
+        return {"state": env.init(gkey), "returns": jnp.zeros(n, jnp.float32),
+                "actions": jnp.full(steps, -1, jnp.int16), "rows": rows,
+                "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
-            def body(c):
-                s0, returns, actions, rows, ndeals, forfeit = c
-                s1, action = play_step(env, policies, s0, gkey, seating)
-                actions = actions.at[s0.step_count].set(action.astype(jnp.int16))
-                forfeit = jnp.where(s1.illegal_action, s0.current_player, forfeit)
-                a, b = summary(s0), summary(s1)
-                ended = env.deal_done(s1) & ~s1.illegal_action
-                k = jnp.minimum(ndeals, deals - 1)
-                new = {"round": a["round"], "deal": a["deal"], "dealer": a["dealer"],
-                       "trump": a["trump"], "kankei": a["kankei"], "points": b["last_points"],
-                       "outcome": b["last_outcome"]}
-                rows = {key: rows[key].at[k].set(jnp.where(ended, new[key].astype(
-                    rows[key].dtype), rows[key][k])) for key in rows}
-                return (s1, returns + s1.rewards, actions, rows, ndeals + ended, forfeit)
+    def _propose_move(self, carry, gkey, seating):
+        """(the JAX bots' action, the step key, the mover's observation)."""
+        s = carry["state"]
+        pkey, skey = step_keys(self.env, gkey, s)
+        player = jnp.maximum(s.current_player, 0).astype(jnp.int32)
+        obs = self.env.observe(s, player)
+        actions = jnp.stack([pol(pkey, obs, s.legal_action_mask) for pol in self._policies])
+        return actions[seating[player]], skey, obs
 
-            s, returns, actions, rows, ndeals, forfeit = jax.lax.while_loop(cond, body, carry)
-            return {"returns": returns, "steps": s.step_count, "truncated": s.truncated,
-                    "forfeit": forfeit, "actions": actions, "ndeals": ndeals, **rows}
+    def _advance(self, carry, action, skey):
+        """One step with `action`, recorded (actions, finished deals, forfeit)."""
+        env, deals = self.env, self.max_deals
+        s0 = carry["state"]
+        moving = ~(s0.terminated | s0.truncated)
+        s1 = env.step(s0, action, skey)
+        a, b = summary(s0), summary(s1)
+        ended = moving & env.deal_done(s1) & ~s1.illegal_action
+        k = jnp.minimum(carry["ndeals"], deals - 1)
+        new = {"round": a["round"], "deal": a["deal"], "dealer": a["dealer"],
+               "trump": a["trump"], "kankei": a["kankei"], "points": b["last_points"],
+               "outcome": b["last_outcome"]}
+        rows = {key: r.at[k].set(jnp.where(ended, new[key].astype(r.dtype), r[k]))
+                for key, r in carry["rows"].items()}
+        at = jnp.minimum(s0.step_count, env.max_steps - 1)
+        return {
+            "state": s1, "returns": carry["returns"] + s1.rewards,
+            "actions": carry["actions"].at[at].set(jnp.where(
+                moving, action.astype(jnp.int16), carry["actions"][at])),
+            "rows": rows, "ndeals": carry["ndeals"] + ended,
+            "forfeit": jnp.where(moving & s1.illegal_action, s0.current_player,
+                                 carry["forfeit"]).astype(jnp.int8),
+        }
 
-        return run
+    def _whole_game(self, gkey, seating):
+        def body(carry):
+            action, skey, _ = self._propose_move(carry, gkey, seating)
+            return self._advance(carry, action, skey)
 
+        carry = jax.lax.while_loop(
+            lambda c: ~(c["state"].terminated | c["state"].truncated), body,
+            self._start_game(gkey))
+        return self._outputs(carry)
+
+    @staticmethod
+    def _outputs(carry) -> dict:
+        s = carry["state"]
+        return {"returns": carry["returns"], "steps": s.step_count, "truncated": s.truncated,
+                "forfeit": carry["forfeit"], "actions": carry["actions"],
+                "ndeals": carry["ndeals"], **carry["rows"]}
+
+    # ---- a chunk ---------------------------------------------------------------------------
     def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
         """Rows of the `games`, `seats` and `deals` tables for these games."""
         size = self.cfg.chunk_size
@@ -92,10 +142,47 @@ class ChunkPlayer:
         root = jax.random.PRNGKey(self.cfg.seed)
         gkeys = jnp.stack([game_key(root, g.deal_seed) for g in padded])
         seating = jnp.asarray([g.bots for g in padded], jnp.int32)
-        out = jax.tree.map(np.asarray, self._run(gkeys, seating))
-        return self._rows(chunk, games, out)
+        if self.host:
+            out, reasons = self._play_on_host(gkeys, seating, len(games))
+        else:
+            out, reasons = jax.tree.map(np.asarray, self._run(gkeys, seating)), {}
+        return self._rows(chunk, games, out, reasons)
 
-    def _rows(self, chunk: int, games: list[PlannedGame], out: dict) -> dict[str, list[dict]]:
+    def _play_on_host(self, gkeys, seating, live: int) -> tuple[dict, dict[int, str]]:
+        """The host loop for games with Python / external bots; returns (outputs, forfeit
+        reasons by game index)."""
+        carry = self._start(gkeys)
+        seats = np.asarray(seating)
+        reasons: dict[int, str] = {}
+        for _ in range(self.env.max_steps):
+            s = carry["state"]
+            done = np.asarray(s.terminated | s.truncated)
+            if done[:live].all():
+                break
+            actions, skeys, obs = self._propose(carry, gkeys, seating)
+            actions = np.array(actions)
+            cur, masks = np.asarray(s.current_player), np.asarray(s.legal_action_mask)
+            for g in range(live):
+                bot = seats[g][cur[g]]
+                if done[g] or bot not in self.host:
+                    continue
+                legal = [int(a) for a in np.flatnonzero(masks[g])]
+                names = [self.env.action_name(a) for a in legal]
+                try:
+                    actions[g] = self.host[bot].act(self.cfg.game, int(cur[g]),
+                                                    np.asarray(obs[g]), legal, names)
+                except BotFault as fault:
+                    reasons[g] = f"{self.cfg.bots[bot].name}: {fault}"
+                    actions[g] = -1  # out of range: the env's illegal-action forfeit
+            carry = self._advance_b(carry, jnp.asarray(actions, jnp.int32), skeys)
+        return jax.tree.map(np.asarray, self._outputs(carry)), reasons
+
+    def close(self) -> None:
+        for bot in self.host.values():
+            bot.close()
+
+    def _rows(self, chunk: int, games: list[PlannedGame], out: dict,
+              reasons: dict[int, str]) -> dict[str, list[dict]]:
         names = [b.name for b in self.cfg.bots]
         flags = json.dumps(self.cfg.flags, sort_keys=True)
         rows: dict[str, list[dict]] = {"games": [], "seats": [], "deals": []}
@@ -108,7 +195,8 @@ class ChunkPlayer:
                 "seed": g.deal_seed, "config_hash": self.config_hash, "game": self.cfg.game,
                 "flags": flags, "bots": bots, "scores": out["returns"][i].tolist(),
                 "steps": steps, "truncated": bool(out["truncated"][i]),
-                "forfeit": int(out["forfeit"][i]), "actions": out["actions"][i][:steps].tolist(),
+                "forfeit": int(out["forfeit"][i]), "forfeit_reason": reasons.get(i, ""),
+                "actions": out["actions"][i][:steps].tolist(),
             })
             kankei = out["kankei"][i][:nd]
             kwin = np.isin(out["outcome"][i][:nd], ks.KANKEI_WINS)

@@ -210,7 +210,7 @@ class LocalExecutor:
             yield chunk, self.player.play(chunk, games)
 
     def close(self) -> None:
-        pass
+        self.player.close()
 
 
 class RayExecutor:
@@ -272,6 +272,8 @@ class RayExecutor:
             yield chunk, rows
 
     def close(self) -> None:
+        closing = [a.close.remote() for a in self.actors]  # stop external engines
+        self.ray.wait(closing, num_returns=len(closing), timeout=5)
         for actor in self.actors:
             self.ray.kill(actor)
         if self.started_ray:
@@ -296,3 +298,6 @@ class _ChunkActor:
 
     def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
         return self.player.play(chunk, games)
+
+    def close(self) -> None:
+        self.player.close()

@@ -14,6 +14,7 @@
     steps int32          actions taken
     truncated bool       the match hit the env's step bound
     forfeit int8         the player who forfeited (crash, timeout, illegal move), else -1
+    forfeit_reason string  why ("python_bot: timeout: no move within 1 s"), else ""
     actions list<int16>  every action id in order (replay: `kanjax replay`)
 
 `seats`: one row per game and player.
@@ -43,7 +44,8 @@ GAMES = pa.schema([
     ("chunk", pa.int32()), ("seed", pa.int64()), ("config_hash", pa.string()),
     ("game", pa.string()), ("flags", pa.string()), ("bots", pa.list_(pa.string())),
     ("scores", pa.list_(pa.float64())), ("steps", pa.int32()), ("truncated", pa.bool_()),
-    ("forfeit", pa.int8()), ("actions", pa.list_(pa.int16())),
+    ("forfeit", pa.int8()), ("forfeit_reason", pa.string()),
+    ("actions", pa.list_(pa.int16())),
 ])
 SEATS = pa.schema([
     ("game_id", pa.int64()), ("group", pa.int64()), ("rotation", pa.int32()),
