@@ -165,7 +165,8 @@ def write_folder(root, seats: dict, manifest: dict) -> None:
             "seed": games, "config_hash": ["h"] * n, "game": ["gonin_kan"] * n,
             "flags": ["{}"] * n, "bots": [seats["bot"][rows[g]].tolist() for g in games],
             "scores": [seats["score"][rows[g]].tolist() for g in games], "steps": [100] * n,
-            "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1), "actions": [[1, 2]] * n}),
+            "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1),
+            "forfeit_reason": ["b: crash"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
         "deals": pa.table({
             "game_id": games, "deal_index": [0] * n, "round": [0] * n, "deal": [1] * n,
             "dealer": [0] * n, "trump": [0] * n, "kankei": [[0, 1]] * n,
