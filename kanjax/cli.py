@@ -39,7 +39,13 @@ def _cmd_simulate(args) -> None:
 
 
 def _cmd_bench(args) -> None:
+    from importlib.metadata import entry_points
+
     from kanjax.bench import bench_games, format_bench_games
+
+    # Benches of other packages (`kanjax bench tournament`), found through entry points.
+    for ep in entry_points(group="kanjax.benches", name=args.game):
+        return ep.load()(args)
 
     batches = tuple(int(b) for b in args.batches.split(","))
     result = bench_games([args.game, *args.more_games], batches, args.seconds,
