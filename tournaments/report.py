@@ -158,12 +158,12 @@ def format_report(result: dict) -> str:
                                                   strict=True)}
     lines = [f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
              + (f", {result['truncated']} truncated" if result["truncated"] else ""),
-             "", f"{'bot':<16}{'games':>7}  {'score/deal [95% CI]':<26}"
+             "", f"{'bot':<16}{'seats':>7}  {'score/deal [95% CI]':<26}"
              f"{'score/match [95% CI]':<28}{'won':>6}  Elo [95% CI]"]
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
         won = "n/a" if b["win_share"] is None else f"{b['win_share']:.0%}"
         per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
-        lines.append(f"{b['bot']:<16}{b['games']:>7}  {per_deal:<26}"
+        lines.append(f"{b['bot']:<16}{b['seats']:>7}  {per_deal:<26}"
                      f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}{won:>6}  "
                      f"{_ci(*elo[b['bot']], digits=0)}")
     lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "

@@ -114,7 +114,7 @@ def bot_summary(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float 
         rows = b == i
         n_deals, n_k = deals[rows].sum(), kankei[rows].sum()
         out.append({
-            "bot": str(name), "games": int(rows.sum()), "groups": int((den_match[:, i] > 0).sum()),
+            "bot": str(name), "seats": int(rows.sum()), "groups": int((den_match[:, i] > 0).sum()),
             "deals": int(n_deals),
             "score": float(score[rows].mean()), "score_lo": float(lo[i]), "score_hi": float(hi[i]),
             "score_per_deal": float(score[rows].sum() / n_deals) if n_deals else float("nan"),

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+import time
 from collections import Counter
 
 import pyarrow.dataset as ds
@@ -128,3 +131,30 @@ def test_a_killed_ray_worker_loses_and_duplicates_nothing(tmp_path):
     ids = stored(cfg.output)["game_id"].to_pylist()
     assert result.games == len(ids) == 48 and sorted(ids) == list(range(48))
     assert run_tournament(cfg, local=True, progress=False).chunks_run == 0
+
+
+def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
+    text = CONFIG.format(deals=20, chunk=3, out=tmp_path / "out", fmt="duplicate")
+    text = text.replace("n_rounds = 1", "n_rounds = 10").replace(
+        "[bots.heuristic]\nkind = \"heuristic\"", "[bots.other]\nkind = \"random\"")
+    path = tmp_path / "t.toml"
+    path.write_text(text)
+    games_dir = tmp_path / "out" / "games"
+    proc = subprocess.Popen([sys.executable, "-m", "kanjax.cli", "tournament", "run", str(path),
+                             "--local"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.time() + 180
+    while time.time() < deadline and proc.poll() is None:
+        if games_dir.is_dir() and len(list(games_dir.glob("*.parquet"))) >= 2:
+            proc.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.05)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "interrupted; run the same command to resume" in out
+    stored_before = len(list(games_dir.glob("*.parquet")))
+    assert 2 <= stored_before < 40
+    cfg = parse_config(text)
+    again = run_tournament(cfg, local=True, progress=False)
+    assert (again.chunks_skipped, again.chunks_run) == (stored_before, 40 - stored_before)
+    assert sorted(stored(cfg.output)["game_id"].to_pylist()) == list(range(120))

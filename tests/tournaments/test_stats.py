@@ -76,7 +76,7 @@ def test_bot_summary_by_hand():
              "deals_kankei": np.array([1, 1, 3, 3]), "deals_won_kankei": np.array([1, 0, 3, 0]),
              "deals_won_mukankei": np.array([1, 0, 0, 3])}
     a, b = stats.bot_summary(seats, n_boot=200)
-    assert (a["bot"], a["games"], a["groups"], a["deals"]) == ("a", 2, 2, 8)
+    assert (a["bot"], a["seats"], a["groups"], a["deals"]) == ("a", 2, 2, 8)
     assert a["score"] == pytest.approx(1.0) and a["score_per_deal"] == pytest.approx(2 / 8)
     assert a["win_share"] == pytest.approx(5 / 8)
     assert (a["win_share_kankei"], a["win_share_mukankei"]) == (pytest.approx(1 / 4), 1.0)
