@@ -114,7 +114,7 @@ def play_scores(env: KanEnv, v: View) -> Array:
     urgent = (env.config.variant == "yonin") & (v.trick == ks.NUM_TRICKS - 2)  # KAN-54
 
     # ---- following: the current trick's best card and its holder
-    strength = env._strength(SUIT, RANK, v.led, v.trump, IS_JK, v.trick)  # the env's KAN-27
+    strength = env.trick_strength(SUIT, RANK, v.led, v.trump, IS_JK, v.trick)  # the env's KAN-27
     in_trick = (v.trick_of == v.trick) & (v.played_by >= 0)
     best = jnp.max(jnp.where(in_trick, strength, -1))
     winner = v.played_by[jnp.argmax(jnp.where(in_trick, strength, -1))]

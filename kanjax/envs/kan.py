@@ -436,8 +436,8 @@ class KanEnv(Env):
         raise NotImplementedError
 
     # ---- shared step pieces ---------------------------------------------------------------------
-    def _strength(self, suit: Array, rank: Array, led: Array, trump: Array, is_jk: Array,
-                  trick: Array) -> Array:
+    def trick_strength(self, suit: Array, rank: Array, led: Array, trump: Array,
+                       is_jk: Array, trick: Array) -> Array:
         """KAN-27 as a number (the JK always wins); Yonin overrides trick 10 (KAN-54)."""
         return trick_kernel.card_strength(suit, rank, led, trump, is_jk)
 
@@ -455,7 +455,7 @@ class KanEnv(Env):
         rank = card - 13 * card_suit
         suit = jnp.where(is_jk_lead, a - ks.LEAD_JK, card_suit)  # a JK lead names a suit
         led = jnp.where(in_play & leading, suit, g["led"])
-        strength = self._strength(suit, rank, led, new["trump"], card == JK, t)
+        strength = self.trick_strength(suit, rank, led, new["trump"], card == JK, t)
         better = leading | (strength > g["best_s"])
         best_s = jnp.where(better, strength, g["best_s"])
         winner = jnp.where(better, cur, g["best_p"])

@@ -122,8 +122,8 @@ class YoninKanEnv(KanEnv):
             ks.CONTRACT_ALL16: (con & (deal > 1), 1),  # ALL16 only in deals 2/3
         })
 
-    def _strength(self, suit: Array, rank: Array, led: Array, trump: Array, is_jk: Array,
-                  trick: Array) -> Array:
+    def trick_strength(self, suit: Array, rank: Array, led: Array, trump: Array,
+                       is_jk: Array, trick: Array) -> Array:
         """KAN-27 in tricks 1..9; in trick 10 the JK is the lowest card of the led suit
         (KAN-54): below every other card of it, above the cards of other suits."""
         last = trick == ks.NUM_TRICKS - 1
