@@ -11,6 +11,7 @@ game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differenc
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterator, Mapping
 from statistics import NormalDist
 from typing import Any
@@ -59,7 +60,11 @@ def _boot_ratios(num: np.ndarray, den: np.ndarray, n_boot: int, seed: int) -> np
 
 
 def _percentiles(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    q = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2], axis=0)
+    """Percentile bounds per column; NaN where no resample is defined (a bot or pair absent
+    from every resampled group)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns -> NaN bounds
+        q = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2], axis=0)
     return q[0], q[1]
 
 
