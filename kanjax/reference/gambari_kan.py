@@ -32,7 +32,6 @@ from __future__ import annotations
 from kanjax.cards import deck
 from kanjax.envs.kan_spec import (
     GYAKU_SUKONKU,
-    HAND_SIZE,
     JK,
     KAN_BID,
     LEAD_JK,
@@ -45,13 +44,12 @@ from kanjax.envs.kan_spec import (
     KanConfig,
 )
 from kanjax.reference.gonin_kan import deal1_trump, suit_of, trick_legal_actions, trick_winner
-from kanjax.reference.kan_common import KanMatchRef
+from kanjax.reference.kan_common import KANKEI, MUKANKEI, KanMatchRef, check_hands
 
 GAMBARI_DECK = frozenset(deck("gambari_kan").ids)  # KAN-1: 8..A of each suit, 7S, JK (30)
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3
 N_PLAYERS = 3  # KAN-63
 START_TARGET = 9  # KAN-65
-KANKEI, MUKANKEI = 0, 1
 
 # Phases (one decision kind each).
 DEAL, BID, PLAY, OVER = range(4)
@@ -103,7 +101,7 @@ class GambariKanRef(KanMatchRef):
     """One Gambari Kan match (KAN-9, KAN-63), driven by `apply` and by external deals."""
 
     CHANCE = {DEAL: "deal"}
-    OVER = OVER
+    OVER, PLAY = OVER, PLAY
     deal_no = 1  # KAN-10: a Gambari round is exactly one deal
 
     def is_kankei(self, player: int) -> bool:
@@ -147,22 +145,7 @@ class GambariKanRef(KanMatchRef):
         """KAN-8, KAN-63: 10 cards to each of the 3 players (by player id), all 30 dealt."""
         if self.phase != DEAL:
             raise ValueError("deal(): no deal is pending")
-        if len(hands) != self.n:
-            raise ValueError(f"deal(): need {self.n} hands (by player id), got {len(hands)}")
-        seen: set[int] = set()
-        for p, hand in enumerate(hands):
-            if len(hand) != HAND_SIZE:
-                raise ValueError(
-                    f"deal(): player {p} must get {HAND_SIZE} cards, got {len(hand)}"
-                )
-            for c in hand:
-                if int(c) not in GAMBARI_DECK:
-                    raise ValueError(f"deal(): card {c} is not in the Gambari deck")
-                if int(c) in seen:
-                    raise ValueError(f"deal(): card {c} dealt twice")
-                seen.add(int(c))
-        if seen != GAMBARI_DECK:
-            raise ValueError("deal(): all 30 cards of the Gambari deck must be dealt")
+        check_hands(hands, self.n, GAMBARI_DECK, "Gambari")
         self.hands = [set(int(c) for c in h) for h in hands]
         # KAN-65: bidding starts at t = 9 with the dealer's right.
         self.target = START_TARGET
@@ -203,13 +186,6 @@ class GambariKanRef(KanMatchRef):
             self.target -= 1
             self.bids = 0
         self.to_act = bidding_order(self.dealer)[self.bids]
-
-    def _start_trick(self, leader: int) -> None:
-        self.phase = PLAY
-        self.leader = leader
-        self.to_act = leader
-        self.trick = []
-        self.led_suit = None
 
     def _play(self, action: int) -> None:
         """KAN-23..KAN-26: one card into the current trick; play order +1 (KAN-5)."""

@@ -37,7 +37,6 @@ from kanjax.envs.kan_spec import (
     LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
-    NUM_TRICKS,
     POINT_CARDS,
     SHIPPO_CALL,
     SHIPPO_NO_CALL,
@@ -50,13 +49,16 @@ from kanjax.envs.kan_spec import (
     TRUMP,
     KanConfig,
 )
-from kanjax.reference.kan_common import KanMatchRef
+from kanjax.reference.kan_common import (
+    KANKEI,
+    MUKANKEI,
+    KanMatchRef,
+)
 
 GONIN_DECK = frozenset(deck("gonin_kan").ids)  # KAN-1: 50 cards, no 2C 2D 2H
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3
 ACES = (12, 25, 38, 51)  # AC AD AH AS
 SHIPPO_CARDS = ACES + (JK,)  # KAN-71: the four aces and JK
-KANKEI, MUKANKEI = 0, 1
 
 # Phases (one decision kind each).
 DEAL, NIJUU, IKU_KOI, SIGNAL_PHASE, TRUMP_PHASE, PLAY, SHIPPO, DECIDE, OVER = range(9)
@@ -76,16 +78,6 @@ def poh(trump: int) -> int:
 def deal1_trump(round_index: int, n_rounds: int) -> int:
     """KAN-11: C D H C D H ...; the final round (Tome Suppe) is spades."""
     return 3 if round_index == n_rounds - 1 else round_index % 3
-
-
-def target(deal_no: int) -> int:
-    """KAN-29: kankei target T(d) = 9, 8, 9."""
-    return 8 if deal_no == 2 else 9
-
-
-def gyaku_target(deal_no: int) -> int:
-    """KAN-29: mukankei target U(d) = 17 - T(d)."""
-    return 17 - target(deal_no)
 
 
 def trick_legal_actions(hand, trick_no: int, led_suit: int | None) -> list[int]:
@@ -123,11 +115,6 @@ def trick_winner(plays: list[tuple[int, int]], led_suit: int, trump: int) -> int
     if trumps:
         return max(trumps)[1]  # strength within a suit = card id order (§15)
     return max((card, player) for player, card in plays if suit_of(card) == led_suit)[1]
-
-
-def normal_outcome(deal_no: int, kankei_points: int) -> int:
-    """KAN-33: after trick 10 with no earlier end."""
-    return NORMAL_WIN if kankei_points >= target(deal_no) else NORMAL_LOSS
 
 
 # KAN-41 / KAN-42: event -> (kankei, mukankei). GS1, GS23, GJOK are "set", the rest "add".
@@ -188,7 +175,7 @@ class GoninKanRef(KanMatchRef):
     """One Gonin Kan match (KAN-9), driven by `apply` and by externally supplied chance."""
 
     CHANCE = {DEAL: "deal", NIJUU: "nijuu"}
-    OVER = OVER
+    OVER, PLAY, DECIDE = OVER, PLAY, DECIDE
 
     def __init__(self, config: KanConfig):
         if config.variant != "gonin" or config.players not in (5, 6):
@@ -392,7 +379,7 @@ class GoninKanRef(KanMatchRef):
             if action == SHIPPO_CALL:  # KAN-71: void deal, same dealer redeals it
                 self._end_deal(SHIPPO_VOID)
             else:
-                self._checks_after_shippo()
+                self._undeclared_checks()
 
     def _iku_koi(self, action: int) -> None:
         """KAN-21: exactly one IKU leads; otherwise the default leader leads."""
@@ -404,13 +391,6 @@ class GoninKanRef(KanMatchRef):
         first, second = self.iku_choices
         leader = other if (first == KOI and second == IKU) else default
         self._start_trick(leader)
-
-    def _start_trick(self, leader: int) -> None:
-        self.phase = PLAY
-        self.leader = leader
-        self.to_act = leader
-        self.trick = []
-        self.led_suit = None
 
     def _play(self, action: int) -> None:
         """KAN-23..KAN-26: one card into the current trick."""
@@ -450,41 +430,7 @@ class GoninKanRef(KanMatchRef):
                 self.phase = SHIPPO
                 self.to_act = decider
                 return
-        self._checks_after_shippo()
-
-    def _checks_after_shippo(self) -> None:
-        """KAN-30 (c) juuroku, (d) sukonku condition, (e) trick 10; else the winner leads."""
-        k, m = self.points
-        d = self.deal_no
-        if self.juuroku is not None:  # (c) KAN-32
-            team = self.juuroku
-            if self.points[1 - team] > 0:
-                self._end_deal(JUUROKU_FAIL if team == KANKEI else GYAKU_JUUROKU_FAIL)
-                return
-            if self.points[team] == len(POINT_SET):
-                self._end_deal(JUUROKU_OK if team == KANKEI else GYAKU_JUUROKU_OK)
-                return
-        else:  # (d) KAN-31, only while no juuroku is active
-            cond = None
-            if k >= target(d) and m == 0:
-                cond = KANKEI
-            elif m >= gyaku_target(d) and k == 0:
-                cond = MUKANKEI
-            if cond is not None:
-                if d == 1:  # KAN-31 DECISION: automatic stop in deal 1
-                    self._end_deal(SUKONKU if cond == KANKEI else GYAKU_SUKONKU)
-                    return
-                # Deals 2-3: the trick winner decides STOP / JUUROKU. KAN-31 note: the
-                # condition first holds after trick 9 at the latest, so a trick is left.
-                assert self.tricks_done < NUM_TRICKS
-                self.pending = cond
-                self.phase = DECIDE
-                self.to_act = self.leader
-                return
-        if self.tricks_done == NUM_TRICKS:  # (e) KAN-33
-            self._end_deal(normal_outcome(d, k))
-            return
-        self._start_trick(self.leader)
+        self._undeclared_checks()
 
     def _end_deal(self, outcome: int) -> None:
         """KAN-44 scoring, KAN-14 round end, KAN-40 settlement, KAN-15 next dealer."""

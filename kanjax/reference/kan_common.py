@@ -6,7 +6,55 @@ answers the questions the differential tests ask of every one of them, the same 
 
 from __future__ import annotations
 
-from kanjax.envs.kan_spec import NUM_CARDS
+from kanjax.envs.kan_spec import (
+    GYAKU_JUUROKU_FAIL,
+    GYAKU_JUUROKU_OK,
+    GYAKU_SUKONKU,
+    HAND_SIZE,
+    JUUROKU_FAIL,
+    JUUROKU_OK,
+    NORMAL_LOSS,
+    NORMAL_WIN,
+    NUM_CARDS,
+    NUM_TRICKS,
+    POINT_CARDS,
+    SUKONKU,
+)
+
+KANKEI, MUKANKEI = 0, 1  # team indices
+
+
+def target(deal_no: int) -> int:
+    """KAN-29: kankei target T(d) = 9, 8, 9."""
+    return 8 if deal_no == 2 else 9
+
+
+def gyaku_target(deal_no: int) -> int:
+    """KAN-29: mukankei target U(d) = 17 - T(d)."""
+    return 17 - target(deal_no)
+
+
+def normal_outcome(deal_no: int, kankei_points: int) -> int:
+    """KAN-33: after trick 10 with no earlier end."""
+    return NORMAL_WIN if kankei_points >= target(deal_no) else NORMAL_LOSS
+
+
+def check_hands(hands: list[list[int]], n: int, deck: frozenset[int], name: str) -> None:
+    """KAN-8: `n` hands (by player id) of 10 distinct cards, the whole `deck` dealt."""
+    if len(hands) != n:
+        raise ValueError(f"deal(): need {n} hands (by player id), got {len(hands)}")
+    seen: set[int] = set()
+    for p, hand in enumerate(hands):
+        if len(hand) != HAND_SIZE:
+            raise ValueError(f"deal(): player {p} must get {HAND_SIZE} cards, got {len(hand)}")
+        for c in map(int, hand):
+            if c not in deck:
+                raise ValueError(f"deal(): card {c} is not in the {name} deck")
+            if c in seen:
+                raise ValueError(f"deal(): card {c} dealt twice")
+            seen.add(c)
+    if seen != deck:
+        raise ValueError(f"deal(): all {len(deck)} cards of the {name} deck must be dealt")
 
 
 class KanMatchRef:
@@ -15,6 +63,8 @@ class KanMatchRef:
 
     CHANCE: dict[int, str]
     OVER: int
+    PLAY: int
+    DECIDE: int
 
     def chance_kind(self) -> str | None:
         return self.CHANCE.get(self.phase)
@@ -80,3 +130,49 @@ class KanMatchRef:
 
     def _apply(self, action: int) -> None:
         raise NotImplementedError
+
+    def _end_deal(self, outcome: int) -> None:
+        raise NotImplementedError
+
+    def _start_trick(self, leader: int) -> None:
+        """KAN-23: `leader` leads the next trick."""
+        self.phase = self.PLAY
+        self.leader = leader
+        self.to_act = leader
+        self.trick = []
+        self.led_suit = None
+
+    def _undeclared_checks(self) -> None:
+        """KAN-30 (c) an active juuroku (KAN-32), (d) the sukonku condition (KAN-31), (e) the
+        end after trick 10 (KAN-33); else the trick winner leads the next trick."""
+        k, m = self.points
+        d = self.deal_no
+        if self.juuroku is not None:  # (c) KAN-32
+            team = self.juuroku
+            if self.points[1 - team] > 0:
+                self._end_deal(JUUROKU_FAIL if team == KANKEI else GYAKU_JUUROKU_FAIL)
+                return
+            if self.points[team] == len(POINT_CARDS):
+                self._end_deal(JUUROKU_OK if team == KANKEI else GYAKU_JUUROKU_OK)
+                return
+        else:  # (d) KAN-31, only while no juuroku is active
+            cond = None
+            if k >= target(d) and m == 0:
+                cond = KANKEI
+            elif m >= gyaku_target(d) and k == 0:
+                cond = MUKANKEI
+            if cond is not None:
+                if d == 1:  # KAN-31 DECISION: automatic stop in deal 1
+                    self._end_deal(SUKONKU if cond == KANKEI else GYAKU_SUKONKU)
+                    return
+                # Deals 2-3: the trick winner decides STOP / JUUROKU. KAN-31 note: the
+                # condition first holds after trick 9 at the latest, so a trick is left.
+                assert self.tricks_done < NUM_TRICKS
+                self.pending = cond
+                self.phase = self.DECIDE
+                self.to_act = self.leader
+                return
+        if self.tricks_done == NUM_TRICKS:  # (e) KAN-33
+            self._end_deal(normal_outcome(d, k))
+            return
+        self._start_trick(self.leader)

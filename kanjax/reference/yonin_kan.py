@@ -55,14 +55,9 @@ from kanjax.envs.kan_spec import (
     CONTRACT_ALL16,
     CONTRACT_NONE,
     CONTRACT_SKUNK,
-    GYAKU_JUUROKU_FAIL,
-    GYAKU_JUUROKU_OK,
     GYAKU_SUKONKU,
-    HAND_SIZE,
     JK,
     JUUROKU,
-    JUUROKU_FAIL,
-    JUUROKU_OK,
     KANKEI_WINS,
     LEAD_JK,
     NO_CONTRACT,
@@ -74,21 +69,19 @@ from kanjax.envs.kan_spec import (
     TRUMP,
     KanConfig,
 )
-from kanjax.reference.gonin_kan import (
-    deal1_trump,
+from kanjax.reference.gonin_kan import deal1_trump, score_deal, suit_of, trick_winner
+from kanjax.reference.kan_common import (
+    KANKEI,
+    MUKANKEI,
+    KanMatchRef,
+    check_hands,
     gyaku_target,
-    normal_outcome,
-    score_deal,
-    suit_of,
     target,
-    trick_winner,
 )
-from kanjax.reference.kan_common import KanMatchRef
 
 N_PLAYERS = 4  # KAN-47
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3: 16 point cards, all in the Yonin deck (KAN-49)
 ALL_POINTS = len(POINT_SET)
-KANKEI, MUKANKEI = 0, 1
 AS, AC = 51, 12  # KAN-53 compulsory first leads
 
 
@@ -223,7 +216,7 @@ class YoninKanRef(KanMatchRef):
     """One Yonin Kan match (KAN-9, KAN-47), driven by `apply` and externally supplied deals."""
 
     CHANCE = {DEAL: "deal"}
-    OVER = OVER
+    OVER, PLAY, DECIDE = OVER, PLAY, DECIDE
 
     def __init__(self, config: KanConfig):
         if config.variant != "yonin" or config.players != N_PLAYERS:
@@ -283,22 +276,7 @@ class YoninKanRef(KanMatchRef):
         """KAN-8, KAN-47: 10 cards to each player, by player id, each hand in deal order."""
         if self.phase != DEAL:
             raise ValueError("deal(): no deal is pending")
-        if len(hands) != self.n:
-            raise ValueError(f"deal(): need {self.n} hands (by player id), got {len(hands)}")
-        seen: set[int] = set()
-        for p, hand in enumerate(hands):
-            if len(hand) != HAND_SIZE:
-                raise ValueError(f"deal(): player {p} must get {HAND_SIZE} cards, "
-                                 f"got {len(hand)}")
-            for c in hand:
-                c = int(c)
-                if c not in self.deck:
-                    raise ValueError(f"deal(): card {c} is not in the Yonin deck "
-                                     f"(yonin_removed_five={self.cfg.yonin_removed_five!r})")
-                if c in seen:
-                    raise ValueError(f"deal(): card {c} dealt twice")
-                seen.add(c)
-        assert seen == self.deck  # 40 distinct cards of the 40-card deck
+        check_hands(hands, self.n, self.deck, "Yonin")  # of the configured removed five
         self._clear_deal()
         self.hands = [set(int(c) for c in h) for h in hands]
         if self.deal_no == 1:
@@ -412,42 +390,16 @@ class YoninKanRef(KanMatchRef):
         self.led_suit = None
         self.leader = winner
         self.declared_now = False
-        k, m = self.points
-        d = self.deal_no
-        if self.contract != NO_CONTRACT:  # (b) KAN-60: always resolved by trick 10
-            outcome = contract_outcome(self.contract, self._team(self.declarer), self.points, d)
-            if outcome is not None:
-                self._end_deal(outcome)
-                return
-            assert self.tricks_done < NUM_TRICKS
-        elif self.juuroku is not None:  # (c) KAN-32 (KAN-59: as Gonin)
-            team = self.juuroku
-            if self.points[1 - team] > 0:
-                self._end_deal(JUUROKU_FAIL if team == KANKEI else GYAKU_JUUROKU_FAIL)
-                return
-            if self.points[team] == ALL_POINTS:
-                self._end_deal(JUUROKU_OK if team == KANKEI else GYAKU_JUUROKU_OK)
-                return
-        else:  # (d) KAN-31 with the KAN-48 targets; only with no contract, no juuroku (KAN-60)
-            cond = None
-            if k >= target(d) and m == 0:
-                cond = KANKEI
-            elif m >= gyaku_target(d) and k == 0:
-                cond = MUKANKEI
-            if cond is not None:
-                if d == 1:  # KAN-31 DECISION: automatic stop in deal 1
-                    self._end_deal(SUKONKU if cond == KANKEI else GYAKU_SUKONKU)
-                    return
-                # Deals 2-3: the trick winner decides STOP / JUUROKU; with 4 cards a trick
-                # the condition first holds after trick 9 at the latest (KAN-31 note).
-                assert self.tricks_done < NUM_TRICKS
-                self.pending = cond
-                self.phase = DECIDE
-                self.to_act = self.leader
-                return
-        if self.tricks_done == NUM_TRICKS:  # (e) KAN-33
-            self._end_deal(normal_outcome(d, k))
+        if self.contract == NO_CONTRACT:  # (c)-(e) as Gonin (KAN-59)
+            self._undeclared_checks()
             return
+        # (b) KAN-60: a contract is always resolved by trick 10
+        outcome = contract_outcome(self.contract, self._team(self.declarer), self.points,
+                                   self.deal_no)
+        if outcome is not None:
+            self._end_deal(outcome)
+            return
+        assert self.tricks_done < NUM_TRICKS
         self._start_trick(self.leader)
 
     def _seat_change(self) -> None:

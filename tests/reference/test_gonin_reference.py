@@ -19,12 +19,12 @@ from kanjax.envs import kan_spec as ks
 from kanjax.reference.gonin_kan import (
     GONIN_DECK,
     GoninKanRef,
-    normal_outcome,
     poh,
     score_deal,
     trick_legal_actions,
     trick_winner,
 )
+from kanjax.reference.kan_common import normal_outcome
 
 DECK = deck("gonin_kan")
 C = DECK.card
