@@ -102,8 +102,11 @@ class ChunkPlayer:
         a, b = summary(s0), summary(s1)
         ended = moving & env.deal_done(s1) & ~s1.illegal_action
         k = jnp.minimum(carry["ndeals"], deals - 1)
+        kankei = a["kankei"]
+        if env.num_players == 6:  # the sitting-out dealer is a kankei for scoring (KAN-17)
+            kankei = kankei | (jnp.arange(6) == a["dealer"])
         new = {"round": a["round"], "deal": a["deal"], "dealer": a["dealer"],
-               "trump": a["trump"], "kankei": a["kankei"], "points": b["last_points"],
+               "trump": a["trump"], "kankei": kankei, "points": b["last_points"],
                "outcome": b["last_outcome"]}
         rows = {key: r.at[k].set(jnp.where(ended, new[key].astype(r.dtype), r[k]))
                 for key, r in carry["rows"].items()}

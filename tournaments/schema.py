@@ -28,7 +28,8 @@
 
 `deals`: one row per deal played.
     game_id int64, deal_index int32 (0.. in the match), round int32, deal int8 (1..3)
-    dealer int8, trump int8, kankei list<int8> (the kankei players), points_kankei int8,
+    dealer int8, trump int8, kankei list<int8> (the kankei players; in 6-player Gonin Kan
+    the sitting-out dealer too, KAN-17), points_kankei int8,
     points_mukankei int8, outcome string (kan_spec.OUTCOME_NAMES)
 
 `manifest.json` (not Parquet): the config, versions of kanjax / jax / the bots, start and end
