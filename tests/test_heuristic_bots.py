@@ -61,7 +61,7 @@ def test_heuristic_beats_random(game):
     assert diff.mean() - half_width > 0
 
 
-def test_signal_is_f1_of_the_two_strongest_suits():
+def test_KAN_38_signal_is_f1_of_the_two_strongest_suits():
     """KAN-38: the shower shows the best card of each of his two strongest suits (F1)."""
     hand = [13 + 12, 13 + 11, 13 + 3, 39 + 12, 39 + 4, 39 + 5, 2, 5, 28, ks.JK]  # D S C H JK
     mine = np.zeros(ks.NUM_CARDS, bool)

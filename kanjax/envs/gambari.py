@@ -20,7 +20,6 @@ from kanjax.envs.kan import (
     KanEnv,
     KanState,
     _at_pos,
-    _positions,
     _round_trump,
     action_mask,
     gonin_joker_cards,
@@ -41,18 +40,15 @@ class GambariKanEnv(KanEnv):
         bids = 3 * (FIRST_TARGET - config.gambari_min_target + 1)
         self.max_steps = (bids + 30) * config.n_rounds
 
-    def _begin_deal(
+    def _deal_start(
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """The bidding starts at the dealer's right with target 9 (KAN-64, KAN-65)."""
-        g = dict(g)
-        pos = g["pos"] = _positions(g["seat_of"], g["dealer"], self.num_players)
-        first = _at_pos(pos, 0)
-        g.update(self._fresh_deal_slots())
+        first = _at_pos(g["pos"], 0)
         g.update(phase=BID, target=FIRST_TARGET, leader=first,
                  trump=_round_trump(g["round"], self.config.n_rounds),
                  kankei=jnp.zeros(self.num_players, jnp.int32))
-        return g, loc.astype(jnp.int32), first
+        return g, loc, first
 
     def _legal_from(self, g: dict[str, Array], loc: Array, cur: Array) -> Array:
         ph = jnp.asarray(g["phase"])

@@ -35,7 +35,6 @@ from kanjax.envs.kan import (
     _at_pos,
     _card_with,
     _kth_card,
-    _positions,
     _round_trump,
     action_mask,
     gonin_joker_cards,
@@ -67,16 +66,13 @@ class GoninKanEnv(KanEnv):
         self._sig_mask = sig_mask
 
     # ---- dealing ------------------------------------------------------------------------------
-    def _begin_deal(
+    def _deal_start(
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """Deal 1 -> kan, nijū, seat change, IKU/KOI; deals 2/3 -> the signal phase."""
-        n = self.num_players
-        players = jnp.arange(n)
-        g = dict(g)
+        players = jnp.arange(self.num_players)
         deal1 = g["deal"] == 1
-        pos = g["pos"] = _positions(g["seat_of"], g["dealer"], n)
-        loc = loc.astype(jnp.int32)
+        pos = g["pos"]
         trump1 = _round_trump(g["round"], self.config.n_rounds)  # KAN-11
         poh = 13 * trump1 + 12
         holder = loc[JK]
@@ -107,7 +103,6 @@ class GoninKanEnv(KanEnv):
         # KAN-36/37: in deal 2 the ace holder shows, in deal 3 the joker holder.
         shower = jnp.where(g["deal"] == 2, g["ace1"], g["jk1"])
         chooser = jnp.where(g["deal"] == 2, g["jk1"], g["ace1"])
-        g.update(self._fresh_deal_slots())
         g.update(
             kankei=jnp.where(deal1, (players == jk1) | (players == ace1), g["kankei"]),
             phase=jnp.where(deal1, IKU_KOI, SIGNAL),

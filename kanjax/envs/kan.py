@@ -3,7 +3,7 @@
 Rules: `rules/kan.md` (rule ids KAN-n in comments). `KanEnv` holds what every variant shares:
 the packed state, dealing, trick play, the end-of-deal scoring and round bookkeeping, the
 observation, action names and deal strings. Each variant (`gonin.py`, `yonin.py`,
-`gambari.py`) writes its own deal start (`_begin_deal`), legal mask (`_legal_from`) and step
+`gambari.py`) writes its own deal start (`_deal_start`), legal mask (`_legal_from`) and step
 (`_step`), built from these pieces; the static `KanConfig` (kan_spec) selects the variant.
 
 Conventions (shared with the plain-Python references):
@@ -363,8 +363,19 @@ class KanEnv(Env):
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """Start deal `deal` of round `round` (dealer, seats, round from the slots `g`) with
-        cards `loc` (`entry`, `spare`: the shuffle's places and spare words). Returns
-        (slots, loc, current player)."""
+        cards `loc` (`entry`, `spare`: the shuffle's places and spare words): the ring
+        positions of this deal and the per-deal slots, then the variant's `_deal_start`.
+        Returns (slots, loc, current player)."""
+        g = dict(g)
+        g["pos"] = _positions(g["seat_of"], g["dealer"], self.num_players)
+        g.update(self._fresh_deal_slots())
+        return self._deal_start(g, loc.astype(jnp.int32), entry, spare)
+
+    def _deal_start(
+        self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
+    ) -> tuple[dict[str, Array], Array, Array]:
+        """The variant's deal start (kan, bidding, trump choice, ...) on the prepared slots;
+        updates `g` in place. Returns (slots, loc, current player)."""
         raise NotImplementedError
 
     @staticmethod

@@ -32,7 +32,6 @@ from kanjax.envs.kan import (
     KanState,
     _at_pos,
     _card_with,
-    _positions,
     _round_trump,
     action_mask,
 )
@@ -57,17 +56,14 @@ class YoninKanEnv(KanEnv):
         return {"yonin_removed_five": self.config.yonin_removed_five}
 
     # ---- dealing ------------------------------------------------------------------------------
-    def _begin_deal(
+    def _deal_start(
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """Deal 1: silent kankei (KAN-50, KAN-51), the AS / AC lead (KAN-53); deals 2/3: the
         trump choice from the first three cards (KAN-57)."""
-        n = self.num_players
-        players = jnp.arange(n)
-        g = dict(g)
+        players = jnp.arange(self.num_players)
         deal1 = g["deal"] == 1
-        pos = g["pos"] = _positions(g["seat_of"], g["dealer"], n)
-        loc = loc.astype(jnp.int32)
+        pos = g["pos"]
         trump1 = _round_trump(g["round"], self.config.n_rounds)  # KAN-11
         jk_holder, jack_holder = loc[JK], loc[13 * trump1 + 9]
         partner = jnp.where(jk_holder == jack_holder,  # nijō kan: the player opposite
@@ -77,7 +73,6 @@ class YoninKanEnv(KanEnv):
         # places 10q, 10q + 1, 10q + 2 of the shuffle: the first three cards dealt to q
         first3 = jnp.stack([_card_with(entry, ks.HAND_SIZE * pos[chooser] + i)
                             for i in range(3)])
-        g.update(self._fresh_deal_slots())
         g.update(
             kankei=jnp.where(deal1, (players == jk_holder) | (players == partner), g["kankei"]),
             jk1=jnp.where(deal1, jk_holder, g["jk1"]),

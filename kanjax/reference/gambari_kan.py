@@ -32,22 +32,18 @@ from __future__ import annotations
 from kanjax.cards import deck
 from kanjax.envs.kan_spec import (
     GYAKU_SUKONKU,
-    JK,
     KAN_BID,
-    LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
     NUM_TRICKS,
     PASS_BID,
-    POINT_CARDS,
     SUKONKU,
     KanConfig,
 )
-from kanjax.reference.gonin_kan import deal1_trump, suit_of, trick_legal_actions, trick_winner
+from kanjax.reference.gonin_kan import deal1_trump, trick_legal_actions, trick_winner
 from kanjax.reference.kan_common import KANKEI, MUKANKEI, KanMatchRef, check_hands
 
 GAMBARI_DECK = frozenset(deck("gambari_kan").ids)  # KAN-1: 8..A of each suit, 7S, JK (30)
-POINT_SET = frozenset(POINT_CARDS)  # KAN-3
 N_PLAYERS = 3  # KAN-63
 START_TARGET = 9  # KAN-65
 
@@ -112,12 +108,7 @@ class GambariKanRef(KanMatchRef):
             raise ValueError(f"GambariKanRef plays 3-player Gambari Kan, not {config}")
         self.cfg = config
         self.n = N_PLAYERS
-        self.seat_of = list(range(self.n))  # KAN-63: no seat changes, player p in seat p
-        self._scores = [0] * self.n
-        self.last_outcome = -1
-        self.last_points = [-1, -1]  # [kankei, mukankei] at the end of the last deal
-        self.round = 0
-        self.dealer = config.first_dealer_seat  # KAN-12 (occupant of that seat)
+        self._start_match()  # KAN-63: seats never change afterwards
         self.rk = self.rm = 0  # KAN-40 round accumulators (a round is one deal here)
         self._start_round()
 
@@ -190,11 +181,7 @@ class GambariKanRef(KanMatchRef):
     def _play(self, action: int) -> None:
         """KAN-23..KAN-26: one card into the current trick; play order +1 (KAN-5)."""
         p = self.to_act
-        card = action if action <= JK else JK
-        self.hands[p].remove(card)
-        if not self.trick:
-            self.led_suit = action - LEAD_JK if action >= LEAD_JK else suit_of(card)  # KAN-26
-        self.trick.append((p, card))
+        self._place_card(action)
         if len(self.trick) < self.n:
             self.to_act = (p + 1) % self.n
             return
@@ -203,11 +190,7 @@ class GambariKanRef(KanMatchRef):
     def _finish_trick(self) -> None:
         """KAN-27 winner, KAN-28 capture, then the KAN-67 checks; else the winner leads."""
         winner = trick_winner(self.trick, self.led_suit, self.trump)
-        self.points[self._team(winner)] += sum(1 for _, c in self.trick if c in POINT_SET)
-        self.tricks_done += 1
-        self.trick = []
-        self.led_suit = None
-        self.leader = winner
+        self._take_trick(winner)
         k, m = self.points
         outcome = end_of_trick_outcome(self.target, k, m, self.tricks_done)
         if outcome is None:

@@ -37,7 +37,6 @@ from kanjax.envs.kan_spec import (
     LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
-    POINT_CARDS,
     SHIPPO_CALL,
     SHIPPO_NO_CALL,
     SHIPPO_VOID,
@@ -56,7 +55,6 @@ from kanjax.reference.kan_common import (
 )
 
 GONIN_DECK = frozenset(deck("gonin_kan").ids)  # KAN-1: 50 cards, no 2C 2D 2H
-POINT_SET = frozenset(POINT_CARDS)  # KAN-3
 ACES = (12, 25, 38, 51)  # AC AD AH AS
 SHIPPO_CARDS = ACES + (JK,)  # KAN-71: the four aces and JK
 
@@ -182,13 +180,7 @@ class GoninKanRef(KanMatchRef):
             raise ValueError(f"GoninKanRef plays 5/6-player Gonin Kan, not {config}")
         self.cfg = config
         self.n = config.players
-        self.occupant = list(range(self.n))  # KAN-7: player p starts in seat p
-        self.seat_of = list(range(self.n))
-        self._scores = [0] * self.n
-        self.last_outcome = -1
-        self.last_points = [-1, -1]  # [kankei, mukankei] at the end of the last deal
-        self.round = 0
-        self.dealer = self.occupant[config.first_dealer_seat]  # KAN-12
+        self._start_match()
         self._start_round()
 
     # ---- setup helpers ----
@@ -395,11 +387,7 @@ class GoninKanRef(KanMatchRef):
     def _play(self, action: int) -> None:
         """KAN-23..KAN-26: one card into the current trick."""
         p = self.to_act
-        card = action if action <= JK else JK
-        self.hands[p].remove(card)
-        if not self.trick:
-            self.led_suit = action - LEAD_JK if action >= LEAD_JK else suit_of(card)  # KAN-26
-        self.trick.append((p, card))
+        card = self._place_card(action)
         if card in SHIPPO_CARDS:
             self.shippo_by[card] = p
         if len(self.trick) < 5:
@@ -410,11 +398,7 @@ class GoninKanRef(KanMatchRef):
     def _finish_trick(self) -> None:
         """KAN-27 winner, KAN-28 capture, then the KAN-30 end-of-trick checks."""
         winner = trick_winner(self.trick, self.led_suit, self.trump)
-        self.points[self._team(winner)] += sum(1 for _, c in self.trick if c in POINT_SET)
-        self.tricks_done += 1
-        self.trick = []
-        self.led_suit = None
-        self.leader = winner
+        self._take_trick(winner)
         # (a) Shippo-Jo, KAN-71: offered once, when all four aces and JK have been played by
         # members of one team; the decider is the first player of the other team in play order
         # starting with the trick winner.

@@ -11,8 +11,10 @@ from kanjax.envs.kan_spec import (
     GYAKU_JUUROKU_OK,
     GYAKU_SUKONKU,
     HAND_SIZE,
+    JK,
     JUUROKU_FAIL,
     JUUROKU_OK,
+    LEAD_JK,
     NORMAL_LOSS,
     NORMAL_WIN,
     NUM_CARDS,
@@ -22,6 +24,7 @@ from kanjax.envs.kan_spec import (
 )
 
 KANKEI, MUKANKEI = 0, 1  # team indices
+POINT_SET = frozenset(POINT_CARDS)  # KAN-3
 
 
 def target(deal_no: int) -> int:
@@ -65,6 +68,17 @@ class KanMatchRef:
     OVER: int
     PLAY: int
     DECIDE: int
+
+    def _start_match(self) -> None:
+        """Match start (needs `cfg`, `n`): player p in seat p (KAN-7), no scores, round 0,
+        the first dealer (KAN-12)."""
+        self.occupant = list(range(self.n))
+        self.seat_of = list(range(self.n))
+        self._scores = [0] * self.n
+        self.last_outcome = -1
+        self.last_points = [-1, -1]  # [kankei, mukankei] at the end of the last deal
+        self.round = 0
+        self.dealer = self.occupant[self.cfg.first_dealer_seat]
 
     def chance_kind(self) -> str | None:
         return self.CHANCE.get(self.phase)
@@ -141,6 +155,24 @@ class KanMatchRef:
         self.to_act = leader
         self.trick = []
         self.led_suit = None
+
+    def _place_card(self, action: int) -> int:
+        """KAN-23, KAN-26: the current player's card (a JK lead names the led suit) goes into
+        the trick; returns the card."""
+        card = action if action <= JK else JK
+        self.hands[self.to_act].remove(card)
+        if not self.trick:
+            self.led_suit = action - LEAD_JK if action >= LEAD_JK else card // 13
+        self.trick.append((self.to_act, card))
+        return card
+
+    def _take_trick(self, winner: int) -> None:
+        """KAN-28: the winner's team captures the trick's point cards and leads next."""
+        self.points[self._team(winner)] += sum(1 for _, c in self.trick if c in POINT_SET)
+        self.tricks_done += 1
+        self.trick = []
+        self.led_suit = None
+        self.leader = winner
 
     def _undeclared_checks(self) -> None:
         """KAN-30 (c) an active juuroku (KAN-32), (d) the sukonku condition (KAN-31), (e) the

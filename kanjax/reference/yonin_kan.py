@@ -80,8 +80,7 @@ from kanjax.reference.kan_common import (
 )
 
 N_PLAYERS = 4  # KAN-47
-POINT_SET = frozenset(POINT_CARDS)  # KAN-3: 16 point cards, all in the Yonin deck (KAN-49)
-ALL_POINTS = len(POINT_SET)
+ALL_POINTS = len(POINT_CARDS)  # KAN-3: all 16 are in the Yonin deck (KAN-49)
 AS, AC = 51, 12  # KAN-53 compulsory first leads
 
 
@@ -224,13 +223,7 @@ class YoninKanRef(KanMatchRef):
         self.cfg = config
         self.n = N_PLAYERS
         self.deck = yonin_deck(config.yonin_removed_five)  # KAN-1, KAN-49
-        self.occupant = list(range(self.n))  # KAN-7: player p starts in seat p
-        self.seat_of = list(range(self.n))
-        self._scores = [0] * self.n
-        self.last_outcome = -1
-        self.last_points = [-1, -1]  # [kankei, mukankei] at the end of the last deal
-        self.round = 0
-        self.dealer = self.occupant[config.first_dealer_seat]  # KAN-12
+        self._start_match()
         self._start_round()
 
     # ---- setup helpers ----
@@ -371,11 +364,7 @@ class YoninKanRef(KanMatchRef):
     def _play(self, action: int) -> None:
         """KAN-23, KAN-24, KAN-26, KAN-54: one card into the current trick."""
         p = self.to_act
-        card = action if action <= JK else JK
-        self.hands[p].remove(card)
-        if not self.trick:
-            self.led_suit = action - LEAD_JK if action >= LEAD_JK else suit_of(card)  # KAN-26
-        self.trick.append((p, card))
+        self._place_card(action)
         if len(self.trick) < self.n:
             self._turn(self._next_player(p))
             return
@@ -384,11 +373,7 @@ class YoninKanRef(KanMatchRef):
     def _finish_trick(self) -> None:
         """KAN-27 / KAN-54 winner, KAN-28 capture, then the KAN-30 end-of-trick checks."""
         winner = yonin_trick_winner(self.trick, self.led_suit, self.trump, self.tricks_done + 1)
-        self.points[self._team(winner)] += sum(1 for _, c in self.trick if c in POINT_SET)
-        self.tricks_done += 1
-        self.trick = []
-        self.led_suit = None
-        self.leader = winner
+        self._take_trick(winner)
         self.declared_now = False
         if self.contract == NO_CONTRACT:  # (c)-(e) as Gonin (KAN-59)
             self._undeclared_checks()

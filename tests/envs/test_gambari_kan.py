@@ -24,6 +24,7 @@ import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
 from tests.envs.kan_helpers import S, card, cur, legal_names, obs
+from tests.scenarios_gambari import BIDS_T3_P1, BIDS_T8_P2, GS, GS_EXTRA, L7, SK, SK_EXTRA, W8
 
 TOK = deck("gambari_kan")
 KEY = jax.random.PRNGKey(7)
@@ -98,43 +99,6 @@ def start(env, tricks, bids: str, extra=None, head: str = "dealer=0"):
     return bid(env, env.from_deal(deal_string(tricks, extra, head)), bids)
 
 
-# ---- scripted deals (dealer P0, trump C) -----------------------------------------------------
-# Kankei P2 (S36 bidding: "P P P P K", t = 8) finishes with exactly 8, mukankei 8 (S37).
-W8 = [
-    "2:AH 0:8H 1:9H",
-    "2:KH 0:TH 1:JH",  # P1 follows with JH or JK (KAN-25, tricks 2..9)
-    "2:QH 0:8D 1:9D",  # P0, P1 void in hearts; P1 may play JK
-    "2:8S 0:AS 1:7S",
-    "0:KS 1:9S 2:TS",
-    "0:QS 1:JS 2:8C",  # P2 void in spades trumps: kankei 6, mukankei 2
-    "2:AC 0:KC 1:9C",  # kankei 8, but the mukankei have 2: no sukonku
-    "2:TC 0:QC 1:JC",
-    "0:AD 1:JK 2:TD",  # odori ban: P1 must play JK in trick 9 (not KD); JK wins
-    "1:KD 2:JD 0:QD",
-]
-# The same deal with JS and 7S exchanged between tricks 4 and 6: kankei finish with 7 (S37).
-L7 = W8[:3] + ["2:8S 0:AS 1:JS", "0:KS 1:9S 2:TS", "0:QS 1:7S 2:8C"] + W8[6:]
-# Kankei P2 takes 8 while the mukankei have 0: SUKONKU after trick 6 (S37).
-SK = [
-    "2:AH 0:8H 1:9H",
-    "2:KH 0:TH 1:JH",
-    "2:QH 0:8D 1:9D",
-    "2:AS 0:7S 1:8S",
-    "2:KS 0:9S 1:TS",
-    "2:QS 0:JS 1:TD",  # P1 void in spades, does not trump
-]
-SK_EXTRA = {0: "QC KC AC JD", 1: "QD KD AD JK", 2: "8C 9C TC JC"}
-# Kankei P1 (KAN at t = 3) takes nothing; the mukankei need 17 - 3 = 14 (KAN-67).
-GS = [
-    "1:8H 2:AH 0:KH",
-    "2:QH 0:JH 1:9H",
-    "2:AD 0:KD 1:8D",
-    "2:QD 0:JD 1:9D",  # mukankei 8 (would end the deal at t = 9, not at t = 3)
-    "2:AS 0:KS 1:7S",
-    "2:QS 0:JS 1:TH",  # P1 void in spades; mukankei 12
-    "2:AC 0:KC 1:8C",  # mukankei 14: GYAKU_SUKONKU
-]
-GS_EXTRA = {0: "JC TS JK", 1: "9C TC TD", 2: "QC 8S 9S"}
 # Kankei P1 (KAN at once, t = 9) keeps JK to trick 9 and must lead it (odori ban).
 JL = [
     "1:8D 2:9D 0:AD",  # P1 may not lead JK to trick 1
@@ -148,8 +112,6 @@ JL = [
     "1:JK>S 2:KS 0:QH",  # P1 holds JK, 7S: only the four JK leads; P2 follows spades
     "1:7S 2:AS 0:KH",
 ]
-BIDS_T8_P2 = "P P P P K"  # S36
-BIDS_T3_P1 = " ".join(["P"] * 18 + ["K"])  # t = 9..4 all passed; P1 first at t = 3
 
 
 # ---- S03: the deck ---------------------------------------------------------------------------
