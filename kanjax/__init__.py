@@ -1,4 +1,4 @@
-"""kanjax: batched JAX engines for the Kan family, Da Bai Fen, Konkan and Conquian."""
+"""kanjax: batched JAX engines for the Kan family, Da Bai Fen, Konkan, Conquian and whist."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ _REGISTRY = {
     "gonin_kan": "kanjax.envs.kan:make_kan",
     "yonin_kan": "kanjax.envs.kan:make_kan",
     "gambari_kan": "kanjax.envs.kan:make_kan",
+    "whist": "kanjax.envs.whist:make_whist",
 }
 
 

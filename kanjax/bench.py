@@ -187,9 +187,11 @@ def _kan_deal_stats(before, after):
 
 
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
-    """Play `games` random matches in batches; throughput and how deals end."""
+    """Play `games` random matches in batches; throughput, and for Kan how deals end (other
+    games: the mean returns per player)."""
     env = kanjax.make(game, **flags)
-    run = make_rollout(env, uniform_random, stats_fn=_kan_deal_stats)
+    kan = game in ks.GAME_VARIANT
+    run = make_rollout(env, uniform_random, stats_fn=_kan_deal_stats if kan else None)
     batch = min(batch, games)
     seating = jnp.zeros((batch, env.num_players), jnp.int32)
     key = jax.random.PRNGKey(seed)
@@ -202,15 +204,14 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
         for b in range(-(-games // batch)):
             out = run(jax.random.fold_in(key, b), seating)
             take = min(batch, games - played)
-            counts += np.asarray(out.stats)
+            if kan:
+                counts += np.asarray(out.stats)
             steps += int(np.asarray(out.steps)[:take].sum())
             truncated += int(np.asarray(out.state.truncated)[:take].sum())
             returns.append(np.asarray(out.returns)[:take])
             played += take
     returns = np.concatenate(returns)
-    decided = counts.sum(0) - counts[ks.SHIPPO_VOID]  # per deal number; void deals excluded
-    kankei_wins = counts[list(ks.KANKEI_WINS)].sum(0)
-    return {
+    result = {
         "game": game,
         "flags": flags,
         "games": played,
@@ -221,6 +222,15 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
         "games_per_second": round(played / clock.wall, 1),
         "steps_per_second": round(steps / clock.wall),
         "truncated": truncated,
+    }
+    if not kan:  # one deal per game
+        return result | {
+            "deals": played - truncated,
+            "mean_returns": [round(float(x), 3) for x in returns.mean(0)],
+        }
+    decided = counts.sum(0) - counts[ks.SHIPPO_VOID]  # per deal number; void deals excluded
+    kankei_wins = counts[list(ks.KANKEI_WINS)].sum(0)
+    return result | {
         "deals": int(counts.sum()),
         "kankei_deal_win_rate": round(float(kankei_wins.sum() / max(decided.sum(), 1)), 4),
         "kankei_win_rate_by_deal": [
@@ -239,6 +249,14 @@ def format_simulate(r: dict) -> str:
         f"seed {r['seed']})",
         f"  compile {r['compile_seconds']} s; {r['games_per_second']} games/s, "
         f"{r['steps_per_second']} steps/s ({r['wall_seconds']} s)",
+    ]
+    if "outcomes" not in r:
+        lines.append(f"  deals: {r['deals']}; mean returns per player: "
+                     + " / ".join(f"{x:.2f}" for x in r["mean_returns"]))
+        if r["truncated"]:
+            lines.append(f"  truncated matches: {r['truncated']}")
+        return "\n".join(lines)
+    lines += [
         f"  deals: {r['deals']}; kankei win {r['kankei_deal_win_rate']:.1%} "
         f"(deal 1/2/3: " + " / ".join(f"{x:.1%}" for x in r["kankei_win_rate_by_deal"]) + ")",
         "  how deals end (deal 1 / 2 / 3):",

@@ -20,7 +20,7 @@ def _flag_value(text: str):
     return text
 
 
-def _flags(pairs: list[str]) -> dict:
+def set_flags(pairs: list[str]) -> dict:
     """`--set key=value` pairs -> variant flags."""
     flags = {}
     for pair in pairs or []:
@@ -34,7 +34,7 @@ def _flags(pairs: list[str]) -> dict:
 def _cmd_simulate(args) -> None:
     from kanjax.bench import format_simulate, simulate
 
-    result = simulate(args.game, args.games, args.batch, args.seed, **_flags(args.set))
+    result = simulate(args.game, args.games, args.batch, args.seed, **set_flags(args.set))
     print(json.dumps(result) if args.json else format_simulate(result))
 
 
@@ -49,7 +49,7 @@ def _cmd_bench(args) -> None:
 
     batches = tuple(int(b) for b in args.batches.split(","))
     result = bench_games([args.game, *args.more_games], batches, args.seconds,
-                         not args.no_baseline, **_flags(args.set))
+                         not args.no_baseline, **set_flags(args.set))
     if not args.json:
         print(format_bench_games(result))
     print(json.dumps(result))
@@ -58,7 +58,7 @@ def _cmd_bench(args) -> None:
 def _cmd_play(args) -> None:
     from kanjax import records
 
-    record = records.play_record(args.game, _flags(args.set), args.seed, start=args.deal)
+    record = records.play_record(args.game, set_flags(args.set), args.seed, start=args.deal)
     records.save(record, args.out)
     print(f"{args.out}: {len(record['actions'])} actions, scores {record['scores']}")
 
@@ -80,6 +80,7 @@ def _cmd_show(args) -> None:
     import kanjax
     from kanjax import records
     from kanjax.cards import parse_deal
+    from kanjax.pbn import looks_like_pbn
     from kanjax.render import show
 
     target = args.target
@@ -91,11 +92,15 @@ def _cmd_show(args) -> None:
             m.step(m.env.action_from_name(name, m.state))
         print(show(m.env, m.state))
         return
-    deal = parse_deal(target)
-    flags = _flags(args.set)
-    if deal.field("players"):
-        flags.setdefault("players", int(deal.field("players")))
-    env = kanjax.make(deal.game, **flags)
+    flags = set_flags(args.set)
+    if looks_like_pbn(target):  # a bridge PBN deal: whist
+        game = "whist"
+    else:
+        deal = parse_deal(target)
+        game = deal.game
+        if deal.field("players"):
+            flags.setdefault("players", int(deal.field("players")))
+    env = kanjax.make(game, **flags)
     print(show(env, env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
 
@@ -137,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     p.set_defaults(fn=_cmd_replay)
 
     p = sub.add_parser("show", help="render a deal string, or a record at --step, as text")
-    p.add_argument("target", help="a deal string or a record file")
+    p.add_argument("target", help="a deal string, a PBN deal (whist) or a record file")
     p.add_argument("--step", type=int, default=0, help="with a record: after this many actions")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", metavar="KEY=VALUE")

@@ -22,7 +22,11 @@ def _hands_by_seat(s: dict, n: int) -> list[list[int]]:
 
 
 def deal_string(env: Env, state: State) -> str:
-    """The hands as they are now, by seat, as a deal string `env.from_deal` accepts."""
+    """The hands as they are now, by seat, as a deal string `env.from_deal` accepts (a game
+    may write its own: `env.deal_string(state)`; Kan's is here)."""
+    own = getattr(env, "deal_string", None)
+    if own is not None:
+        return own(state)
     s = _kan_summary(env, state)
     n = env.num_players
     the_deck = deck(env.name, **_deck_flags(env))
@@ -68,8 +72,44 @@ def _current_trick(s: dict, n: int) -> list[tuple[int, int]]:
     return order
 
 
+def _show_whist(env: Env, state: State) -> str:
+    """A person's view of a whist state: trump, tricks, each hand by suit, the current trick."""
+    from kanjax.envs.whist import SEATS, TRUMPS, summary_numpy
+
+    s = summary_numpy(state)
+    the_deck = deck(env.name)
+    ns, ew = (int(x) for x in s["tricks"])
+    trick = int(s["trick"])
+    lines = [
+        f"whist  trump {TRUMPS[int(s['trump']) + 1]}  opening leader "
+        f"{SEATS[int(s['first_leader'])]}  trick {min(trick + 1, 13)}/13  "
+        f"tricks N-S {ns} / E-W {ew}",
+    ]
+    owner = s["hand_owner"]
+    for p in range(4):
+        lines.append(f"{SEATS[p]}  {_by_suit(the_deck, list(np.flatnonzero(owner == p)))}")
+    leader = int(s["leader"])
+    played = [(p, int(s["trick_cards"][p])) for p in ((leader + i) % 4 for i in range(4))]
+    played = [(p, c) for p, c in played if c >= 0]
+    if played:
+        lines.append(f"trick {trick + 1}: " + ", ".join(
+            f"{SEATS[p]} {the_deck.token(c)}" for p, c in played))
+    if bool(state.terminated | state.truncated):
+        lines.append("game over" + ("  (illegal action)" if bool(state.illegal_action) else ""))
+    else:
+        legal = [env.action_name(a, state) for a in env.legal_actions(state)]
+        lines.append(f"to act: {SEATS[int(state.current_player)]}   legal: {', '.join(legal)}")
+    return "\n".join(lines)
+
+
+_VIEWS = {"whist": _show_whist}  # games with their own view; the rest are Kan
+
+
 def show(env: Env, state: State) -> str:
-    """A person's view of a Kan state: header, scores, each seat's hand by suit, whose turn."""
+    """A person's view of a state: for Kan the header, scores, each seat's hand by suit, whose
+    turn; other games (`_VIEWS`) their own."""
+    if env.name in _VIEWS:
+        return _VIEWS[env.name](env, state)
     s = _kan_summary(env, state)
     n = env.num_players
     the_deck = deck(env.name, **_deck_flags(env))

@@ -10,6 +10,8 @@ CASES = [
     ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}),
     ("yonin_kan", {"n_rounds": 2}),
     ("gambari_kan", {"n_rounds": 2, "gambari_min_target": 6}),
+    ("whist", {}),
+    ("whist", {"trump": "H", "leader": "N"}),
 ]
 
 
@@ -35,3 +37,5 @@ def test_make_rejects_unknown_game_and_flag():
         kanjax.make("yonin_kan", shippo_jo=True)
     with pytest.raises(ValueError, match="gambari_min_target=0"):
         kanjax.make("gambari_kan", gambari_min_target=0)
+    with pytest.raises(ValueError, match="unknown config key 'players' for whist"):
+        kanjax.make("whist", players=4)

@@ -77,3 +77,22 @@ def test_simulate_tallies_every_deal():
 def test_bench_row_counts_deals():
     row = bench_batch(__import__("kanjax").make("gonin_kan"), batch=2, steps=64, min_seconds=0.05)
     assert row["deals"] >= 1 and row["deals_per_cpu_second"] > 0 and row["compile_seconds"] > 0
+
+
+def test_whist_record_replay_show_and_simulate(tmp_path, capsys):
+    record = records.play_record("whist", {"trump": "S"}, seed=3)
+    assert len(record["actions"]) == 52 and sum(record["scores"][:2]) == 13
+    assert record["deals"] == [{"step": 0, "deal": record["deals"][0]["deal"]}]
+    assert record["deals"][0]["deal"].startswith("whist trump=S leader=W | ")
+    assert records.replay(record).ok
+    path = tmp_path / "whist.json"
+    records.save(record, path)
+    main(["show", str(path), "--step", "5"])
+    out = capsys.readouterr().out
+    assert "trump S" in out and "trick 2: " in out and "to act: " in out
+    main(["show", "N:Q7.KQ.8752.96542 9864.64.AKJ.AKJT 32.JT98732.T93.7 AKJT5.A5.Q64.Q83"])
+    out = capsys.readouterr().out
+    assert "N  S:Q7  H:KQ  D:8752  C:96542" in out and "to act: W" in out
+    r = simulate("whist", games=8, batch=4, seed=1, trump="H")
+    assert r["games"] == r["deals"] == 8 and r["truncated"] == 0
+    assert sum(r["mean_returns"][:2]) == pytest.approx(13)

@@ -245,20 +245,27 @@ def _spread(values: Array, present: np.ndarray, fill: int = -1) -> Array:
     return jnp.concatenate(parts)
 
 
+def gonin_card_moves(plain: Array, jk_mine: Array, leading: Array, led: Array,
+                     t: Array) -> tuple[Array, Array]:
+    """Trick-play moves under the Gonin joker rules (Gonin, Gambari), shared with the
+    double-dummy solver: (cards bool[53] for actions 0..52, JK lead bool for actions 53..56),
+    from the mover's non-joker cards `plain` (bool[53]), whether he holds JK, whether he
+    leads, the led suit and the trick index `t` (0..9). KAN-24 follow suit, KAN-25 JK never
+    in tricks 1 and 10 and forced in trick 9 (odori ban), KAN-26 a JK lead names a suit."""
+    jk_ok = jk_mine & (t >= 1) & (t <= ks.NUM_TRICKS - 2)  # KAN-25: never in tricks 1, 10
+    odori = jk_mine & (t == ks.NUM_TRICKS - 2)  # KAN-25 odori ban: JK only, in trick 9
+    follow = trick_kernel.follow_mask(plain, SUIT, led)  # KAN-24
+    cards = jnp.where(leading, plain, follow) & ~odori
+    return cards.at[JK].set(jk_ok & ~leading), jk_ok & leading
+
+
 def gonin_joker_cards(g: dict[str, Array], loc: Array, cur: Array) -> tuple[Array, Array]:
-    """Trick-play card actions under the Gonin joker rules (Gonin, Gambari): (cards bool[53]
-    for actions 0..52, JK lead bool for actions 53..56); all False outside PLAY.
-    KAN-24 follow suit, KAN-25 JK never in tricks 1 and 10 and forced in trick 9, KAN-26."""
-    ph, t = jnp.asarray(g["phase"]), jnp.asarray(g["trick"])
-    leading = jnp.asarray(g["nplayed"]) == 0
-    jk_mine = loc[JK] == cur
-    jk_ok = jk_mine & (t >= 1) & (t <= 8)  # KAN-25: never in tricks 1 and 10
-    odori = jk_mine & (t == 8)  # KAN-25 odori ban: JK is the only card in trick 9
-    plain = (loc == cur) & NOT_JK
-    follow = trick_kernel.follow_mask(plain, SUIT, g["led"])  # KAN-24
-    cards = jnp.where(leading, plain, follow) & ~odori & (ph == PLAY)
-    jk_play = (ph == PLAY) & jk_ok
-    return cards.at[JK].set(jk_play & ~leading), jk_play & leading
+    """`gonin_card_moves` for the player `cur` of a packed state; all False outside PLAY."""
+    in_play = jnp.asarray(g["phase"]) == PLAY
+    cards, jk_lead = gonin_card_moves((loc == cur) & NOT_JK, loc[JK] == cur,
+                                      jnp.asarray(g["nplayed"]) == 0, g["led"],
+                                      jnp.asarray(g["trick"]))
+    return cards & in_play, jk_lead & in_play
 
 
 def action_mask(cards: Array, jk_lead: Array, blocks: dict[int, Array]) -> Array:

@@ -39,6 +39,25 @@ from kanjax.envs.kan import (
 AS, AC = 51, 12  # KAN-53
 
 
+def yonin_joker_ok(t: Array, leading: Array, declared_now: Array, trick1_rule: str) -> Array:
+    """Whether a Yonin player holding JK may play it (KAN-54: at any turn of any trick), in
+    trick `t` (0..9), given whether he leads and has just declared a contract; KAN-58 in
+    trick 1: under "lead" (flag `yonin_joker_trick1_contract`) no JK lead without a contract
+    declared at this turn, under "any" no JK at all without one. Shared with the solver."""
+    if trick1_rule == "lead":
+        return ~((t == 0) & leading & ~declared_now)
+    return (t > 0) | declared_now
+
+
+def yonin_trick_strength(suit: Array, rank: Array, led: Array, trump: Array, is_jk: Array,
+                         trick: Array) -> Array:
+    """KAN-27 in tricks 1..9; in trick 10 the JK is the lowest card of the led suit (KAN-54):
+    below every other card of it, above the cards of other suits. Shared with the solver."""
+    last = trick == ks.NUM_TRICKS - 1
+    strength = trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last)
+    return jnp.where(is_jk & last, jnp.where(led == trump, 31, 15), strength)
+
+
 class YoninKanEnv(KanEnv):
     """Yonin Kan (`yonin_kan`): a whole match of `n_rounds` rounds of 1 to 3 deals."""
 
@@ -101,13 +120,8 @@ class YoninKanEnv(KanEnv):
         forced = CARD_IDS == jnp.where(g["trump"] == 3, AC, AS)
         cards = jnp.where(leading, jnp.where(first_lead, plain & forced, plain), follow)
         cards = cards & (ph == PLAY)
-        # KAN-54: JK at any turn of any trick; KAN-58 in trick 1: only with a contract
-        # declared at this turn (only when leading, under the default "lead").
-        declared_now = g["declarer"] == cur
-        if self.config.yonin_joker_trick1_contract == "lead":
-            jk_ok = ~((t == 0) & leading & ~declared_now)
-        else:
-            jk_ok = (t > 0) | declared_now
+        jk_ok = yonin_joker_ok(t, leading, g["declarer"] == cur,
+                               self.config.yonin_joker_trick1_contract)
         jk = (ph == PLAY) & (loc[JK] == cur) & jk_ok & ~first_lead
         con = ph == CONTRACT
         return action_mask(cards.at[JK].set(jk & ~leading), jk & leading, {
@@ -119,11 +133,7 @@ class YoninKanEnv(KanEnv):
 
     def trick_strength(self, suit: Array, rank: Array, led: Array, trump: Array,
                        is_jk: Array, trick: Array) -> Array:
-        """KAN-27 in tricks 1..9; in trick 10 the JK is the lowest card of the led suit
-        (KAN-54): below every other card of it, above the cards of other suits."""
-        last = trick == ks.NUM_TRICKS - 1
-        strength = trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last)
-        return jnp.where(is_jk & last, jnp.where(led == trump, 31, 15), strength)
+        return yonin_trick_strength(suit, rank, led, trump, is_jk, trick)
 
     def _step(self, s: KanState, action: Array, key: Array) -> KanState:
         g = self.layout.unpack(s)

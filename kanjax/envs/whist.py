@@ -1,0 +1,338 @@
+"""Whist: the card play of bridge, as a jittable JAX environment (`kanjax.make("whist")`).
+
+For checking the double-dummy solver against DDS. One game is one deal: 52 cards, 13 to each
+of four players; the `leader` leads trick 1; each player must follow the led suit if he can,
+else may play any card; the highest trump wins the trick, else the highest card of the led
+suit; the winner leads the next trick; after 13 tricks the game ends. Players are seats
+N E S W = 0..3 and play goes clockwise, next = p + 1 (mod 4); N-S (0, 2) and E-W (1, 3) are
+partners. At the last step each player is paid the tricks his side took.
+
+Flags: `trump` in NT S H D C (default NT), `leader` in N E S W (default W: the opening lead
+when South declares). Cards are whist ids, `13 * suit + rank`, suits S H D C = 0..3, ranks
+2..A = 0..12 (DDS's orders too); action a plays card a. Legal play and trick strength come
+from `kanjax.trick`, the kernel the solvers use. No chance after the deal: `step` needs no key.
+
+State (`WhistState`), besides the common fields:
+- `_loc` int8[52], card c: p (0..3) in player p's hand; PLAYED + 4t + p played by p in
+  trick t (0..12).
+- `_h` int8[23], the header: TRUMP (-1 NT, else the suit), FIRST (opening leader), LEADER (of
+  the current trick), TRICK (tricks completed, 0..13), NPLAYED (cards in the current trick),
+  LED (its led suit, -1 before the lead), BEST_S / BEST_P (its best card strength so far and
+  who played it), NS / EW (tricks taken), WINNERS (13: winner of each trick, -1).
+
+Observation `observe(state, p)` -> int8[179] (`OBS_LAYOUT`, `WhistEnv.obs_slices`):
+
+| slice | field | meaning |
+|---|---|---|
+| 0:156 | cards | 52 x 3, card-major: [in p's hand 1 / 0, played by (player, -1), |
+|  |  | in trick (0..12, -1)] for card ids 0..51 |
+| 156 | me | p |
+| 157 | current_player | -1 at the end |
+| 158 | trump | -1 NT, else S H D C = 0..3 |
+| 159 | first_leader | the opening leader |
+| 160 | leader | leader of the current trick |
+| 161 | trick | tricks completed (the current trick's index) |
+| 162 | n_played | cards in the current trick |
+| 163 | led_suit | of the current trick, -1 before the lead |
+| 164:166 | tricks | taken by N-S, E-W |
+| 166:179 | winners | winner of each completed trick, -1 |
+
+Played cards (every completed trick and the current one, with who played each) are public;
+the order within a trick follows from its leader (the previous trick's winner) and seat order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kanjax import cards as cards_mod
+from kanjax import trick as trick_kernel
+from kanjax.api import Array, Env, State, register_state
+from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
+
+NUM_CARDS = 52
+NUM_TRICKS = 13
+PLAYED = 4  # `_loc` code: PLAYED + 4 * trick + player for a played card
+TRUMPS = ("NT", "S", "H", "D", "C")  # flag values; suit index = position - 1 (NT: -1)
+CARD_IDS = np.arange(NUM_CARDS)
+SUIT = CARD_IDS // 13
+RANK = CARD_IDS % 13
+
+DECK = cards_mod.deck("whist")
+CARD_TOKENS = tuple(DECK.token(c) for c in range(NUM_CARDS))
+ACTION_NAMES = tuple(f"play {t}" for t in CARD_TOKENS)
+ACTION_IDS = {name: a for a, name in enumerate(ACTION_NAMES)}
+
+# header slots of `_h`
+TRUMP, FIRST, LEADER, TRICK, NPLAYED, LED, BEST_S, BEST_P, NS, EW = range(10)
+WINNERS = slice(10, 10 + NUM_TRICKS)
+
+OBS_LAYOUT = (
+    ("cards", 3 * NUM_CARDS), ("me", 1), ("current_player", 1), ("trump", 1),
+    ("first_leader", 1), ("leader", 1), ("trick", 1), ("n_played", 1), ("led_suit", 1),
+    ("tricks", 2), ("winners", NUM_TRICKS),
+)
+DEAL_FIELDS = ("leader", "trump")
+
+
+@dataclasses.dataclass(frozen=True)
+class WhistConfig:
+    """Static, hashable config: the trump suit and the opening leader."""
+
+    trump: str = "NT"
+    leader: str = "W"
+
+    def __post_init__(self) -> None:
+        for flag, allowed in (("trump", TRUMPS), ("leader", tuple(SEATS))):
+            if getattr(self, flag) not in allowed:
+                raise ValueError(f"{flag}={getattr(self, flag)!r}: must be one of {allowed}")
+
+    @classmethod
+    def for_game(cls, game: str, **flags) -> WhistConfig:
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        for flag in flags:
+            if flag not in allowed:
+                raise ValueError(
+                    f"unknown config key {flag!r} for {game}; valid keys: {', '.join(allowed)}")
+        return cls(**flags)
+
+
+@register_state
+@dataclasses.dataclass(frozen=True)
+class WhistState(State):
+    """A whist deal in play: `_loc` card locations, `_h` header (see the module docstring)."""
+
+    _loc: Array
+    _h: Array
+
+
+def summary(state: WhistState) -> dict[str, Array]:
+    """The comparable facts of a state (jittable, batched or not) for tests and logs."""
+    loc, h = state._loc.astype(jnp.int32), state._h.astype(jnp.int32)
+    i8 = jnp.int8
+    played = jnp.where(loc >= PLAYED, loc - PLAYED, -1)
+    trick = h[..., TRICK]
+    # the card each player put in the current trick (-1)
+    slot = 4 * trick[..., None, None] + jnp.arange(4)[:, None]
+    trick_cards = jnp.max(jnp.where(played[..., None, :] == slot, CARD_IDS, -1), axis=-1)
+    return {
+        "current_player": state.current_player.astype(i8),
+        "legal_action_mask": state.legal_action_mask,
+        "rewards": state.rewards,
+        "terminated": state.terminated,
+        "hand_owner": jnp.where(loc < PLAYED, loc, -1).astype(i8),
+        "played": played.astype(i8),  # 4 * trick + player
+        "trick_cards": trick_cards.astype(i8),
+        "trump": h[..., TRUMP].astype(i8),
+        "first_leader": h[..., FIRST].astype(i8),
+        "leader": h[..., LEADER].astype(i8),
+        "trick": trick.astype(i8),
+        "n_played": h[..., NPLAYED].astype(i8),
+        "led": h[..., LED].astype(i8),
+        "tricks": h[..., NS:EW + 1].astype(i8),  # N-S, E-W
+        "winners": h[..., WINNERS].astype(i8),
+    }
+
+
+_summary_jitted = jax.jit(summary)
+
+
+def summary_numpy(state: WhistState) -> dict[str, np.ndarray]:
+    """`summary` as numpy arrays (one compiled call per batch shape, not op by op)."""
+    return {k: np.asarray(v) for k, v in _summary_jitted(state).items()}
+
+
+class WhistEnv(Env):
+    """Whist card play (`whist`): one deal of 13 tricks. Actions: card ids 0..51."""
+
+    name = "whist"
+    num_players = 4
+    num_actions = NUM_CARDS
+    max_steps = NUM_CARDS
+    stochastic_step = False
+
+    def __init__(self, config: WhistConfig | None = None) -> None:
+        self.config = config or WhistConfig()
+        self.trump = TRUMPS.index(self.config.trump) - 1
+        self.leader = SEATS.index(self.config.leader)
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WhistEnv) and other.config == self.config
+
+    # ---- the API ------------------------------------------------------------------------------
+    @staticmethod
+    def _start(loc: Array, trump: Array | int, leader: Array | int) -> WhistState:
+        """The state before the opening lead: cards `loc` (owner per card), `trump`, `leader`."""
+        loc = jnp.asarray(loc).astype(jnp.int8)
+        leader = jnp.asarray(leader, jnp.int32)
+        h = jnp.concatenate([
+            jnp.stack([jnp.asarray(trump, jnp.int32), leader, leader, 0, 0, -1, 0, leader,
+                       0, 0]),
+            jnp.full(NUM_TRICKS, -1, jnp.int32),
+        ]).astype(jnp.int8)
+        return WhistState(
+            current_player=leader.astype(jnp.int8),
+            legal_action_mask=loc == leader,
+            rewards=jnp.zeros(4, jnp.float32),
+            terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False),
+            illegal_action=jnp.bool_(False),
+            step_count=jnp.int32(0),
+            _loc=loc, _h=h,
+        )
+
+    def _init(self, key: Array) -> WhistState:
+        """A uniform deal: the cards in places 13p..13p+12 of a random permutation go to p."""
+        rank, _ = trick_kernel.random_ranks(key, NUM_CARDS)
+        return self._start(rank // NUM_TRICKS, self.trump, self.leader)
+
+    def _step(self, s: WhistState, action: Array, key: Array) -> WhistState:
+        """Card `action` played by the current player (legal: `Env.step` checked the mask).
+        The trick's best card is a running maximum of `card_strength`; the fourth card ends
+        the trick, the winner's side scores it and leads next; the 13th trick pays."""
+        h = s._h.astype(jnp.int32)
+        a = action.astype(jnp.int32)
+        cur = s.current_player.astype(jnp.int32)
+        t, leading = h[TRICK], h[NPLAYED] == 0
+        suit = a // 13
+        led = jnp.where(leading, suit, h[LED])
+        strength = trick_kernel.card_strength(suit, a % 13, led, h[TRUMP], jnp.bool_(False))
+        better = leading | (strength > h[BEST_S])
+        best_s = jnp.where(better, strength, h[BEST_S])
+        best_p = jnp.where(better, cur, h[BEST_P])
+        loc = jnp.where(CARD_IDS == a, PLAYED + 4 * t + cur, s._loc.astype(jnp.int32))
+        complete = h[NPLAYED] == 3
+        ns_won = complete & (best_p % 2 == 0)
+        ew_won = complete & (best_p % 2 == 1)
+        ns, ew = h[NS] + ns_won, h[EW] + ew_won
+        nxt = jnp.where(complete, best_p, (cur + 1) % 4)  # the winner leads the next trick
+        led = jnp.where(complete, -1, led)
+        done = t + complete == NUM_TRICKS
+        winners = jnp.where(complete & (jnp.arange(NUM_TRICKS) == t), best_p, h[WINNERS])
+        head = jnp.stack([h[TRUMP], h[FIRST], jnp.where(complete, best_p, h[LEADER]),
+                          t + complete, (h[NPLAYED] + 1) % 4, led, best_s, best_p, ns, ew])
+        side = jnp.stack([ns, ew, ns, ew]).astype(jnp.float32)
+        hand = loc == nxt
+        return s.replace(
+            current_player=nxt.astype(jnp.int8),
+            legal_action_mask=trick_kernel.follow_mask(hand, SUIT, led),
+            rewards=jnp.where(done, side, 0.0),
+            terminated=done,
+            _loc=loc.astype(jnp.int8),
+            _h=jnp.concatenate([head, winners]).astype(jnp.int8),
+        )
+
+    def _deal_done(self, state: WhistState) -> Array:
+        return state._h[..., TRICK] == NUM_TRICKS
+
+    def _observe(self, s: WhistState, player: Array) -> Array:
+        """int8[179]; see the module docstring for the layout."""
+        loc, h = s._loc.astype(jnp.int32), s._h.astype(jnp.int32)
+        played = loc >= PLAYED
+        code = loc - PLAYED
+        cards = jnp.stack([loc == player, jnp.where(played, code % 4, -1),
+                           jnp.where(played, code // 4, -1)], axis=1).reshape(-1)
+        head = jnp.stack([player, s.current_player.astype(jnp.int32), h[TRUMP], h[FIRST],
+                          h[LEADER], h[TRICK], h[NPLAYED], h[LED], h[NS], h[EW]])
+        return jnp.concatenate([cards, head, h[WINNERS]]).astype(jnp.int8)
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (sum(size for _, size in OBS_LAYOUT),)
+
+    @staticmethod
+    def obs_slices() -> dict[str, slice]:
+        """Field name -> slice of the observation."""
+        out, at = {}, 0
+        for name, size in OBS_LAYOUT:
+            out[name] = slice(at, at + size)
+            at += size
+        return out
+
+    # ---- names --------------------------------------------------------------------------------
+    def action_name(self, action: int, state: WhistState | None = None) -> str:
+        """'play AS', 'play TD', ..."""
+        a = int(action)
+        if not 0 <= a < NUM_CARDS:
+            raise ValueError(f"bad action {action}: not an action id 0..{NUM_CARDS - 1}")
+        return ACTION_NAMES[a]
+
+    def action_from_name(self, name: str, state: WhistState | None = None) -> int:
+        """The inverse of `action_name`."""
+        text = " ".join(str(name).split())
+        if text not in ACTION_IDS:
+            raise ValueError(f"unknown action name {name!r}: want 'play <card>', e.g. 'play AS'")
+        return ACTION_IDS[text]
+
+    # ---- deal strings -------------------------------------------------------------------------
+    def from_deal(self, deal: str, key: Array | None = None) -> WhistState:
+        """The state before the opening lead of a deal given as
+
+        - a deal string `whist [trump=NT|S|H|D|C] [leader=N|E|S|W] | <N> | <E> | <S> | <W>`
+          (hands as card tokens; missing fields take the env's flags), or
+        - a PBN deal `N:<hand> <hand> <hand> <hand>` (`kanjax.pbn`), with the env's flags.
+        `key` is unused (no chance)."""
+        trump, leader = self.trump, self.leader
+        if looks_like_pbn(deal):
+            hands = parse_pbn(deal)
+        else:
+            d = cards_mod.parse_deal(deal)
+            if d.game != self.name:
+                raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
+            if d.sections:
+                raise ValueError(f"whist deals have no named sections: {d.sections[0][0]!r}")
+            keys = [k for k, _ in d.fields]
+            for k, v in d.fields:
+                if k not in DEAL_FIELDS:
+                    raise ValueError(f"unknown deal field {k!r}; fields: {', '.join(DEAL_FIELDS)}")
+                if keys.count(k) > 1:
+                    raise ValueError(f"deal field {k!r} given twice")
+                allowed = TRUMPS if k == "trump" else tuple(SEATS)
+                if v not in allowed:
+                    raise ValueError(f"deal field {k}={v!r}: want one of {', '.join(allowed)}")
+            trump = TRUMPS.index(d.field("trump", self.config.trump)) - 1
+            leader = SEATS.index(d.field("leader", self.config.leader))
+            if len(d.hands) != 4:
+                raise ValueError(f"deal has {len(d.hands)} hands: want 4 (N, E, S, W)")
+            hands = d.hands
+        loc = np.full(NUM_CARDS, -1, np.int32)
+        for p, hand in enumerate(hands):
+            if len(hand) != NUM_TRICKS:
+                raise ValueError(f"hand of {SEATS[p]} has {len(hand)} cards: want {NUM_TRICKS}")
+            for c in hand:
+                if loc[c] >= 0:
+                    raise ValueError(f"card {CARD_TOKENS[c]} is dealt twice (hands of "
+                                     f"{SEATS[loc[c]]} and {SEATS[p]})")
+                loc[c] = p
+        return _start_jitted(loc, trump, leader)
+
+    @staticmethod
+    def deal_string(state: WhistState) -> str:
+        """The hands as they are now (unbatched), trump and opening leader, as a deal string
+        (`from_deal` reads it back before the opening lead)."""
+        s = summary_numpy(state)
+        owner = s["hand_owner"]
+        trump, first = int(s["trump"]), int(s["first_leader"])
+        hands = [DECK.format_hand(DECK.sort_hand(np.flatnonzero(owner == p))) for p in range(4)]
+        return " | ".join([f"whist trump={TRUMPS[trump + 1]} leader={SEATS[first]}", *hands])
+
+    @staticmethod
+    def pbn(state: WhistState, first: str = "N") -> str:
+        """The hands as they are now (unbatched) as a PBN deal."""
+        owner = summary_numpy(state)["hand_owner"]
+        return format_pbn([np.flatnonzero(owner == p) for p in range(4)], first)
+
+
+_start_jitted = jax.jit(WhistEnv._start)  # from_deal: one compile for every env and deal
+
+
+def make_whist(name: str, **flags) -> WhistEnv:
+    """`kanjax.make` factory: `make_whist("whist", trump="S", leader="E")`."""
+    return WhistEnv(WhistConfig.for_game(name, **flags))
