@@ -1,0 +1,112 @@
+"""The double-dummy solver's Python API: exact values, the value of every move, and goals.
+
+    from solvers import solve, convert
+    pos = convert.from_pbn("N:Q7.KQ.8752.96542 ...", trump="NT", leader="E")
+    [sol] = solve([pos], all_moves=True)
+    sol.value, sol.moves  # tricks for the side on lead; {action id: value}
+
+Positions are solved together by the batched JAX search (`solvers.search`), grouped by rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from solvers import search
+from solvers.position import Position, Rules
+
+
+@dataclasses.dataclass(frozen=True)
+class Solution:
+    """value: the position's value (the side's total, `taken` included); moves: the value
+    after each legal move of the player to act, by action id (with `all_moves`); nodes: the
+    search nodes visited."""
+
+    value: int
+    moves: dict[int, int] | None
+    nodes: int
+
+
+def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
+    groups: dict[Rules, list[int]] = {}
+    for i, p in enumerate(positions):
+        groups.setdefault(p.rules, []).append(i)
+    return groups
+
+
+def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
+         tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    s = search.searcher(positions[0].rules, lanes, tt_bits)
+    return s.run(search.encode(positions, goals, root_moves))
+
+
+def root_moves(positions: Sequence[Position]) -> list[list[int]]:
+    """The legal moves at each position (the shared rules kernel; root limits included)."""
+    out: list[list[int]] = [[] for _ in positions]
+    for rules, idx in _batches(positions).items():
+        masks = search.searcher(rules).legal_at_roots(
+            search.encode([positions[i] for i in idx]))
+        for i, m in zip(idx, masks, strict=True):
+            out[i] = np.flatnonzero(m).tolist()
+    return out
+
+
+def _representative(rules: Rules, pos: Position, moves: list[int]) -> dict[int, int]:
+    """Each legal move -> the move of its rank-equivalence class that is searched: the
+    highest of a run of the mover's legal cards adjacent in a suit (once cards of completed
+    tricks are removed) and worth the same points."""
+    live = {c for h in pos.hands for c in h} | set(pos.trick)
+    legal = set(moves)
+    rep = {}
+    for m in moves:
+        r = m
+        while r < len(rules.suit) and rules.suit[r] < 4:
+            above = [c for c in live if rules.suit[c] == rules.suit[r]
+                     and rules.rank[c] > rules.rank[r]]
+            nxt = min(above, key=lambda c: rules.rank[c], default=None)
+            if nxt is None or nxt not in legal or rules.points[nxt] != rules.points[r]:
+                break
+            r = nxt
+        rep[m] = r
+    return rep
+
+
+def solve(positions: Sequence[Position], *, all_moves: bool = False, lanes: int = 256,
+          tt_bits: int = 12) -> list[Solution]:
+    """Exact double-dummy values of `positions` (and of every legal move with `all_moves`)."""
+    positions = list(positions)
+    out: list[Solution | None] = [None] * len(positions)
+    for _, idx in _batches(positions).items():
+        group = [positions[i] for i in idx]
+        values, nodes = _run(group, lanes=lanes, tt_bits=tt_bits)
+        moves: list[dict[int, int] | None] = [None] * len(group)
+        if all_moves:
+            legal = root_moves(group)
+            reps = [_representative(p.rules, p, m) for p, m in zip(group, legal, strict=True)]
+            todo = [(k, r) for k, rep in enumerate(reps) for r in sorted(set(rep.values()))]
+            child_vals, child_nodes = _run([group[k] for k, _ in todo], None,
+                                           [(r,) for _, r in todo], lanes, tt_bits)
+            found = {t: int(v) for t, v in zip(todo, child_vals, strict=True)}
+            for (k, _), n in zip(todo, child_nodes, strict=True):
+                nodes[k] += n
+            moves = [{m: found[k, r] for m, r in rep.items()} for k, rep in enumerate(reps)]
+        for k, i in enumerate(idx):
+            out[i] = Solution(int(values[k]), moves[k], int(nodes[k]))
+    return out  # type: ignore[return-value]
+
+
+def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
+            lanes: int = 256, tt_bits: int = 12) -> list[bool]:
+    """Whether each position's side can force its goal `(side_min, other_max)`: a trick end
+    with its total >= side_min while the other side's is <= other_max (`solvers.position`)."""
+    positions = list(positions)
+    out = [False] * len(positions)
+    for _, idx in _batches(positions).items():
+        res, _ = _run([positions[i] for i in idx], [goals[i] for i in idx], None, lanes,
+                      tt_bits)
+        for k, i in enumerate(idx):
+            out[i] = bool(res[k])
+    return out

@@ -1,0 +1,121 @@
+"""`kanjax bench solver`: the batched JAX solver against DDS, and on Kan deals.
+
+Whist: the same random bridge positions (`cards` cards a hand, one strain and one leader
+each, the leader's side) solved by the JAX search (after a warm-up compile) and by DDS
+through endplay (one SolveBoard each, when installed): solves/s and the ratio. Kan: random
+Gonin Kan deal-1 positions at the first card of trick 1 (`gonin_cards` cards a hand left
+after random play; 10 = the whole deal): solves/s and nodes/s.
+
+Options (`--set KEY=VALUE`): deals (16), cards (13), lanes (64), gonin_deals (16),
+gonin_cards (10), seed (0); `--no-baseline` skips DDS.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import jax
+
+from kanjax.cli import set_flags
+from solvers import api
+from solvers import reference as ref
+from solvers.position import WHIST, Position
+
+DEFAULTS = {"deals": 16, "cards": 13, "lanes": 64, "gonin_deals": 16, "gonin_cards": 10,
+            "seed": 0}
+
+
+def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
+    """Random deals at `cards` cards a hand (the others gone), a random strain and leader."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(deals):
+        ids = list(range(52))
+        rng.shuffle(ids)
+        leader = rng.randrange(4)
+        out.append(Position(WHIST, tuple(tuple(sorted(ids[13 * s:13 * s + cards]))
+                                         for s in range(4)),
+                            rng.randrange(-1, 4), leader,
+                            tuple((s - leader) % 2 == 0 for s in range(4)),
+                            tricks_done=13 - cards))
+    return out
+
+
+def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
+    """Gonin Kan deal-1 positions (kankei side, default leader), after random play down to
+    `cards` cards a hand."""
+    import kanjax
+    from kanjax import render
+    from solvers import convert
+
+    env = kanjax.make("gonin_kan")
+    rng = random.Random(seed)
+    out = []
+    for k in range(deals):
+        state = env.init(jax.random.PRNGKey(seed * 100_003 + k))
+        pos, _ = convert.from_deal(render.deal_string(env, state))
+        while pos.cards_left > cards * pos.rules.n:
+            pos = ref.play(pos, rng.choice(ref.legal_moves(pos)))
+        out.append(pos)
+    return out
+
+
+def _timed(positions: list[Position], lanes: int) -> dict:
+    api.solve(positions[:1], lanes=lanes)  # compile (one size class for every batch)
+    t = time.perf_counter()
+    sols = api.solve(positions, lanes=lanes)
+    dt = time.perf_counter() - t
+    nodes = sum(s.nodes for s in sols)
+    return {"positions": len(positions), "seconds": dt, "solves_per_s": len(positions) / dt,
+            "nodes": nodes, "nodes_per_s": nodes / dt, "values": [s.value for s in sols]}
+
+
+def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
+                 seed: int, baseline: bool = True) -> dict:
+    """The figures of the module docstring, as a dict."""
+    result = {"whist": _timed(whist_positions(deals, cards, seed), lanes), "cards": cards,
+              "gonin_cards": gonin_cards, "lanes": lanes}
+    if baseline:
+        from solvers.dds import dds_value
+
+        positions = whist_positions(deals, cards, seed)
+        t = time.perf_counter()
+        values = [dds_value(p) for p in positions]
+        dt = time.perf_counter() - t
+        result["dds"] = {"seconds": dt, "solves_per_s": deals / dt}
+        result["agree"] = values == result["whist"]["values"]
+        result["ratio"] = result["whist"]["solves_per_s"] / result["dds"]["solves_per_s"]
+    if gonin_deals:
+        result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes)
+    return result
+
+
+def format_bench(r: dict) -> str:
+    rows = [f"| whist ({r['cards']} cards a hand) | JAX, {r['lanes']} lanes | "
+            f"{r['whist']['solves_per_s']:.2f} | {r['whist']['nodes_per_s']:,.0f} |"]
+    if "dds" in r:
+        rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay) | "
+                    f"{r['dds']['solves_per_s']:.2f} | |")
+    if "gonin_kan" in r:
+        g = r["gonin_kan"]
+        rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | JAX, "
+                    f"{r['lanes']} lanes | {g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} |")
+    out = "| positions | solver | solves/s | nodes/s |\n|---|---|---:|---:|\n" + "\n".join(rows)
+    if "ratio" in r:
+        out += f"\n\nJAX / DDS: {r['ratio']:.3f}x (values agree: {r['agree']})"
+    return out
+
+
+def main(args) -> None:
+    opts = dict(DEFAULTS)
+    for k, v in set_flags(args.set).items():
+        if k not in DEFAULTS:
+            raise ValueError(f"unknown bench solver option {k!r}; options: "
+                             f"{', '.join(DEFAULTS)}")
+        opts[k] = int(v)
+    result = bench_solver(**opts, baseline=not args.no_baseline)
+    if not args.json:
+        print(format_bench(result))
+    print(json.dumps(result))

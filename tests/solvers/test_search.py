@@ -1,0 +1,90 @@
+"""The batched JAX solver (solvers.search, solvers.api) against the CPU reference solver.
+
+Positions come from random play: a random deal, then random legal moves (the reference's
+rules) until a chosen number of cards is left, so every position is reachable (the Kan
+joker is never held in the last trick, KAN-25). One batch per game, so each game compiles
+the search once.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solvers import api
+from solvers import reference as ref
+from solvers.position import WHIST, Position, Rules, kan_rules
+
+GAMES = {
+    "whist": WHIST,
+    "gonin_kan": kan_rules("gonin_kan"),
+    "yonin_kan": kan_rules("yonin_kan"),
+    "gambari_kan": kan_rules("gambari_kan"),
+}
+
+
+def random_deal(rules: Rules, rng: random.Random) -> Position:
+    """A uniformly random deal at its first card, trump and leader at random; the side is a
+    random non-empty proper subset of the seats (the kankei, a partnership, ...)."""
+    cards = list(rules.ids)
+    rng.shuffle(cards)
+    k = rules.n_tricks
+    hands = tuple(tuple(sorted(cards[s * k:(s + 1) * k])) for s in range(rules.n))
+    trump = rng.randrange(-1, 4) if rules.joker == "none" else rng.randrange(4)
+    side = [rng.random() < 0.5 for _ in range(rules.n)]
+    side[0], side[1] = True, False
+    rng.shuffle(side)
+    return Position(rules, hands, trump, rng.randrange(rules.n), tuple(side))
+
+
+def random_position(rules: Rules, rng: random.Random, cards_left: int) -> Position:
+    """Random play from a random deal until `cards_left` cards are in the hands."""
+    pos = random_deal(rules, rng)
+    while pos.cards_left > cards_left:
+        pos = ref.play(pos, rng.choice(ref.legal_moves(pos)))
+    return pos
+
+
+def sample(name: str, count: int, seed: int) -> list[Position]:
+    rules, rng = GAMES[name], random.Random(seed)
+    n = rules.n
+    return [random_position(rules, rng, rng.randrange(1, 3 * n + 2)) for _ in range(count)]
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def solved(request):
+    positions = sample(request.param, 48, seed=7)
+    return positions, api.solve(positions, all_moves=True, lanes=16, tt_bits=8)
+
+
+def test_values_and_every_move_equal_the_reference(solved):
+    positions, solutions = solved
+    for pos, sol in zip(positions, solutions, strict=True):
+        assert sol.value == ref.value(pos), pos
+        assert sol.moves == ref.move_values(pos), pos
+
+
+def test_goals_equal_the_reference(solved):
+    positions, solutions = solved
+    goals = []
+    for pos, sol in zip(positions, solutions, strict=True):
+        total = pos.taken + pos.taken_other + ref.remaining(pos)
+        goals += [(sol.value, total - sol.value), (sol.value + 1, total - sol.value - 1),
+                  (pos.taken + 1, pos.taken_other)]
+    many = [p for p in positions for _ in range(3)]
+    got = api.reaches(many, goals, lanes=16, tt_bits=8)
+    assert got == [ref.reaches(p, *g) for p, g in zip(many, goals, strict=True)]
+    assert got[0::3] == [True] * len(positions)  # value >= its value
+    assert got[1::3] == [False] * len(positions)
+
+
+@pytest.mark.slow
+def test_first_move_of_a_whole_gambari_deal():
+    """The deal's very first move, every move valued (a whole 30-card Gambari deal)."""
+    rng = random.Random(3)
+    positions = [random_deal(GAMES["gambari_kan"], rng) for _ in range(2)]
+    for pos, sol in zip(positions, api.solve(positions, all_moves=True, lanes=16),
+                        strict=True):
+        assert sol.value == ref.value(pos)
+        assert sol.moves == ref.move_values(pos)

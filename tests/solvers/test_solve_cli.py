@@ -1,0 +1,66 @@
+"""`kanjax solve` (solvers.cli) and the Kan questions (solvers.kan_questions)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from kanjax.cli import main
+from solvers import kan_questions
+from solvers import reference as ref
+from solvers.position import kan_rules
+from tests.solvers.test_search import random_position
+
+# Each seat holds one whole suit: N spades, E hearts, S diamonds, W clubs. Whole deals are
+# still slow to solve (BENCHMARKS.md), so the command-line tests use this one.
+SUITS = "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
+
+
+def run(capsys, *argv: str) -> dict:
+    main(["solve", *argv, "--json"])
+    return json.loads(capsys.readouterr().out)
+
+
+def test_pbn_deal_all_moves(capsys):
+    """In NT East leads hearts and wins every trick; with spades trump North ruffs the first
+    trick and then wins the rest."""
+    out = run(capsys, SUITS, "--game", "whist", "--trump", "NT", "--leader", "E",
+              "--all-moves")
+    assert out["value"] == 13 and out["side"] == ["E", "W"] and out["to_move"] == "E"
+    assert out["moves"] == {r + "H": 13 for r in "AKQJT98765432"}
+    out = run(capsys, SUITS, "--game", "whist", "--trump", "S", "--leader", "E")
+    assert out["value"] == 0
+
+
+def test_batch_file_to_parquet(tmp_path, capsys):
+    deals = tmp_path / "deals.txt"
+    deals.write_text(f"# two deals\n{SUITS}\n{SUITS}\n")
+    main(["solve", "--batch", str(deals), "--game", "whist", "--trump", "S", "--leader", "N"])
+    table = pq.read_table(tmp_path / "deals.solved.parquet").to_pydict()
+    assert table["value"] == [13, 13] and table["deal"] == [SUITS, SUITS]
+    assert "2 deals solved" in capsys.readouterr().out
+
+
+def test_bad_deal_is_a_clear_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["solve", SUITS.replace("AKQJT98765432...", "AKQJT98765431..."),
+              "--game", "whist"])
+    assert exit_info.value.code == 2
+    assert "kanjax solve: error:" in capsys.readouterr().err
+
+
+def test_kan31_kan32_contracts_match_the_reference():
+    """Sukonku / juuroku and the gyaku forms as goals, against the reference's reaches."""
+    rng = random.Random(4)
+    rules = kan_rules("gonin_kan")
+    positions = [random_position(rules, rng, rng.randrange(5, 16)) for _ in range(12)]
+    got = kan_questions.contracts(positions, [9] * len(positions))
+    for pos, answer in zip(positions, got, strict=True):
+        other = kan_questions._other_side(pos)
+        assert answer == {"sukonku": ref.reaches(pos, 9, 0),
+                          "gyaku_sukonku": ref.reaches(other, 8, 0),
+                          "juuroku": ref.reaches(pos, 16, 0),
+                          "gyaku_juuroku": ref.reaches(other, 16, 0)}
