@@ -54,6 +54,16 @@ class State:
         return dataclasses.replace(self, **changes)
 
 
+def common_summary(state: State) -> dict[str, Array]:
+    """The facts every game's `summary` starts with (jittable, vmappable)."""
+    return {
+        "current_player": state.current_player.astype(jnp.int8),
+        "legal_action_mask": state.legal_action_mask,
+        "rewards": state.rewards,
+        "terminated": state.terminated,
+    }
+
+
 class Env(abc.ABC):
     """A game: pure, jittable `init`, `step` and `observe` over a static config."""
 

@@ -66,7 +66,7 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, register_state
+from kanjax.api import Array, Env, State, common_summary, register_state
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan_scoring import deal_tables
 
@@ -288,10 +288,7 @@ def summary(state: KanState) -> dict[str, Array]:
     loc = state._loc
     i8 = jnp.int8
     return {
-        "current_player": state.current_player.astype(i8),
-        "legal_action_mask": state.legal_action_mask,
-        "rewards": state.rewards,
-        "terminated": state.terminated,
+        **common_summary(state),
         "hand_owner": jnp.where(loc < PLAYED, loc, -1).astype(i8),
         "seat_of": g["seat_of"].astype(i8),
         "dealer": g["dealer"].astype(i8),

@@ -51,7 +51,7 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, register_state
+from kanjax.api import Array, Env, State, common_summary, register_state
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
 
 NUM_CARDS = 52
@@ -120,10 +120,7 @@ def summary(state: WhistState) -> dict[str, Array]:
     slot = 4 * trick[..., None, None] + jnp.arange(4)[:, None]
     trick_cards = jnp.max(jnp.where(played[..., None, :] == slot, CARD_IDS, -1), axis=-1)
     return {
-        "current_player": state.current_player.astype(i8),
-        "legal_action_mask": state.legal_action_mask,
-        "rewards": state.rewards,
-        "terminated": state.terminated,
+        **common_summary(state),
         "hand_owner": jnp.where(loc < PLAYED, loc, -1).astype(i8),
         "played": played.astype(i8),  # 4 * trick + player
         "trick_cards": trick_cards.astype(i8),

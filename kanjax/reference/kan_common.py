@@ -22,6 +22,7 @@ from kanjax.envs.kan_spec import (
     POINT_CARDS,
     SUKONKU,
 )
+from kanjax.reference import hand_owner
 
 KANKEI, MUKANKEI = 0, 1  # team indices
 POINT_SET = frozenset(POINT_CARDS)  # KAN-3
@@ -97,11 +98,7 @@ class KanMatchRef:
 
     def hand_owner(self) -> list[int]:
         """For every card id, the player holding it, or -1."""
-        owner = [-1] * NUM_CARDS
-        for p, hand in enumerate(self.hands):
-            for c in hand:
-                owner[c] = p
-        return owner
+        return hand_owner(self.hands, NUM_CARDS)
 
     def summary(self) -> dict:
         """The facts the differential tests compare (`kanjax.envs.kan.summary`'s names)."""

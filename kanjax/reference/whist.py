@@ -22,6 +22,7 @@ from __future__ import annotations
 import operator
 
 from kanjax.cards import deck
+from kanjax.reference import hand_owner
 
 SEATS = "NESW"  # seat index -> name
 STRAINS = ("S", "H", "D", "C", "NT")  # the trump configs; a suit's position is its index
@@ -154,12 +155,8 @@ class WhistRef:
         return [self.tricks[side_of(p)] for p in range(NUM_PLAYERS)]
 
     def hand_owner(self) -> list[int]:
-        """For every card id, the seat holding it, or -1 once played."""
-        owner = [-1] * NUM_CARDS
-        for p, hand in enumerate(self.hands):
-            for c in hand:
-                owner[c] = p
-        return owner
+        """For every card id, the seat holding it, or -1."""
+        return hand_owner(self.hands, NUM_CARDS)
 
     @property
     def last_winner(self) -> int:
