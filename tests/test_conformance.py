@@ -10,7 +10,6 @@ CASES = [
     ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}),
     ("yonin_kan", {"n_rounds": 2}),
     ("gambari_kan", {"n_rounds": 2, "gambari_min_target": 6}),
-    ("whist", {}),
     ("whist", {"trump": "H", "leader": "N"}),
 ]
 
