@@ -39,6 +39,7 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
 
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
          tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
     s = search.searcher(positions[0].rules, lanes, tt_bits)
     return s.run(search.encode(positions, goals, root_moves))
 
