@@ -12,10 +12,13 @@ decides.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import platform
+import signal
 import sys
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -119,6 +122,28 @@ class _GroupScores:
         return sa / na - sb / nb
 
 
+@contextlib.contextmanager
+def _stop_on_sigint() -> Iterator[threading.Event]:
+    """An event set by the first Ctrl-C (SIGINT), so the run stops after the chunk in hand; a
+    second Ctrl-C interrupts at once. A flag, not KeyboardInterrupt: an exception raised in
+    the middle of library code (a finalizer, a callback) can be swallowed there."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_sigint(signum, frame) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | None = None,
                    progress: bool = True, executor=None) -> RunResult:
     """Play (or resume) the tournament of `cfg`; returns what was done. `executor` (default:
@@ -143,18 +168,21 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     if executor is None:
         executor = LocalExecutor(cfg) if local else RayExecutor(cfg, actors)
     try:
-        for chunk, rows in executor.run((c, chunks[c]) for c in todo
-                                        if not (verdict and verdict["verdict"] != "continue")):
-            store.write_chunk(chunk, {k: pa.Table.from_pylist(v, schema=TABLES[k])
-                                      for k, v in rows.items()})
-            run += 1
-            stored_games += len(rows["games"])
-            if bar:
-                bar.add(len(rows["games"]))
-            if cfg.format == "ab":
-                verdict = _update_sprt(cfg, groups, rows, verdict)
-                if verdict["verdict"] != "continue":
-                    break
+        with _stop_on_sigint() as stop:
+            for chunk, rows in executor.run((c, chunks[c]) for c in todo
+                                            if not (verdict and verdict["verdict"] != "continue")
+                                            and not stop.is_set()):
+                store.write_chunk(chunk, {k: pa.Table.from_pylist(v, schema=TABLES[k])
+                                          for k, v in rows.items()})
+                run += 1
+                stored_games += len(rows["games"])
+                if bar:
+                    bar.add(len(rows["games"]))
+                if cfg.format == "ab":
+                    verdict = _update_sprt(cfg, groups, rows, verdict)
+                    if verdict["verdict"] != "continue":
+                        break
+            interrupted = stop.is_set()
     except KeyboardInterrupt:
         interrupted = True
     finally:
