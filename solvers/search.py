@@ -209,8 +209,7 @@ class Searcher:
             best_s = jnp.where(better, s, best_s)
             best_p = jnp.where(better, (leader + k) % n, best_p)
             tpts = tpts + jnp.where(here, jnp.asarray(self.points)[card], 0)
-        held = lvl == FREE
-        left = (held | (lvl >= 0)) & (owner >= 0)
+        left = (lvl >= 0) & (owner >= 0)  # held or in the current trick
         total = (sp + op + jnp.sum(jnp.where(left, jnp.asarray(self.points), 0))
                  + self.rules.trick_value * (self.rules.n_tricks - done))
         goal = p["goal"][pid].astype(jnp.int32)
@@ -249,7 +248,6 @@ class Searcher:
         pts_z = jnp.asarray(self.z_pts)[:, jnp.minimum(x["sp"], 63), jnp.minimum(x["op"], 63)]
         key0 = key0 ^ jnp.where(x["is_goal"], pts_z[0], 0)
         key1 = key1 ^ jnp.where(x["is_goal"], pts_z[1], 0)
-        key0, key1 = trick_kernel.materialize(jnp.stack([key0, key1]))
         slot = (key0 & jnp.uint32(self.tt_size - 1)).astype(jnp.int32)
         hit = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1) & leading
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
@@ -261,7 +259,6 @@ class Searcher:
         moves = self._legal(hand, leading, x["led"], x["done"])
         at_root = d == x["root"]
         moves = jnp.where(at_root, moves & x["root_mask"], self._equivalent(moves, live))
-        moves = trick_kernel.materialize(moves)
         # -- resuming a node after a child's result
         cand = jnp.where(mode == ENTER, moves, stack["cand"][d])
         child = x["child"]
@@ -269,7 +266,6 @@ class Searcher:
         decided = jnp.where(mode == ENTER, enter_yes | enter_no,
                             resume_cut | ~jnp.any(cand))
         result = jnp.where(mode == ENTER, enter_yes, jnp.where(resume_cut, child, ~is_or))
-        decided, result = trick_kernel.materialize(jnp.stack([decided, result]))
         # -- decided: store bounds (searched trick-boundary nodes), then pop
         store = decided & (mode == RESUME) & leading
         same = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1)
@@ -295,7 +291,7 @@ class Searcher:
         score = self._score(leading, x["led"], x["trump"], x["done"], x["best_s"],
                             partner_wins & ~leading)
         score = jnp.where(hit & (jnp.arange(self.m) == tt["bm"][slot]), 1000, score)
-        move = trick_kernel.materialize(jnp.argmax(jnp.where(cand, score, -1000)).astype(jnp.int32))
+        move = jnp.argmax(jnp.where(cand, score, -1000)).astype(jnp.int32)
         card = jnp.asarray(self.move_card)[move]
         suit = jnp.where(move >= LEAD_JK, move - LEAD_JK, jnp.asarray(self.suit)[card])
         led = jnp.where(leading, suit, x["led"])
@@ -428,5 +424,5 @@ class Searcher:
 
 @functools.cache
 def searcher(rules: Rules, lanes: int = 256, tt_bits: int = 12) -> Searcher:
-    """A shared `Searcher` per rules and size (compiled once per problem count)."""
+    """A shared `Searcher` per rules and size (compiled once per size class of problems)."""
     return Searcher(rules, lanes, tt_bits)

@@ -26,7 +26,6 @@ from kanjax.envs.kan_spec import (
     GYAKU_JUUROKU_FAIL,
     GYAKU_JUUROKU_OK,
     GYAKU_SUKONKU,
-    HAND_SIZE,
     IKU,
     JK,
     JUUROKU,
@@ -52,6 +51,7 @@ from kanjax.reference.kan_common import (
     KANKEI,
     MUKANKEI,
     KanMatchRef,
+    check_hands,
 )
 
 GONIN_DECK = frozenset(deck("gonin_kan").ids)  # KAN-1: 50 cards, no 2C 2D 2H
@@ -235,21 +235,8 @@ class GoninKanRef(KanMatchRef):
         """KAN-8: every active player gets 10 cards; the 6-player dealer none (KAN-6)."""
         if self.phase != DEAL:
             raise ValueError("deal(): no deal is pending")
-        if len(hands) != self.n:
-            raise ValueError(f"deal(): need {self.n} hands (by player id), got {len(hands)}")
-        seen: set[int] = set()
-        for p, hand in enumerate(hands):
-            want = 0 if (self.n == 6 and p == self.dealer) else HAND_SIZE
-            if len(hand) != want:
-                raise ValueError(f"deal(): player {p} must get {want} cards, got {len(hand)}")
-            for c in hand:
-                if c not in GONIN_DECK:
-                    raise ValueError(f"deal(): card {c} is not in the Gonin deck")
-                if c in seen:
-                    raise ValueError(f"deal(): card {c} dealt twice")
-                seen.add(c)
-        if seen != GONIN_DECK:
-            raise ValueError("deal(): all 50 cards must be dealt")
+        check_hands(hands, self.n, GONIN_DECK, "Gonin",
+                    self.dealer if self.n == 6 else None)
         self._clear_deal()
         self.hands = [set(int(c) for c in h) for h in hands]
         if self.deal_no == 1:

@@ -43,14 +43,17 @@ def normal_outcome(deal_no: int, kankei_points: int) -> int:
     return NORMAL_WIN if kankei_points >= target(deal_no) else NORMAL_LOSS
 
 
-def check_hands(hands: list[list[int]], n: int, deck: frozenset[int], name: str) -> None:
-    """KAN-8: `n` hands (by player id) of 10 distinct cards, the whole `deck` dealt."""
+def check_hands(hands: list[list[int]], n: int, deck: frozenset[int], name: str,
+                sits_out: int | None = None) -> None:
+    """KAN-8: `n` hands (by player id) of 10 distinct cards, the whole `deck` dealt; the
+    player `sits_out` (the 6-player dealer, KAN-6) gets none."""
     if len(hands) != n:
         raise ValueError(f"deal(): need {n} hands (by player id), got {len(hands)}")
     seen: set[int] = set()
     for p, hand in enumerate(hands):
-        if len(hand) != HAND_SIZE:
-            raise ValueError(f"deal(): player {p} must get {HAND_SIZE} cards, got {len(hand)}")
+        want = 0 if p == sits_out else HAND_SIZE
+        if len(hand) != want:
+            raise ValueError(f"deal(): player {p} must get {want} cards, got {len(hand)}")
         for c in map(int, hand):
             if c not in deck:
                 raise ValueError(f"deal(): card {c} is not in the {name} deck")
