@@ -44,35 +44,24 @@ def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 25
     return s.run(search.encode(positions, goals, root_moves))
 
 
-def root_moves(positions: Sequence[Position]) -> list[list[int]]:
-    """The legal moves at each position (the shared rules kernel; root limits included)."""
-    out: list[list[int]] = [[] for _ in positions]
+def _root_classes(positions: Sequence[Position]) -> list[dict[int, int]]:
+    """Each position's legal moves -> the move the search tries for it: itself, or the next
+    tried card above it in its suit (rank equivalence, `Searcher._equivalent`)."""
+    out: list[dict[int, int]] = [{} for _ in positions]
     for rules, idx in _batches(positions).items():
-        masks = search.searcher(rules).legal_at_roots(
+        legal, tried = search.searcher(rules).legal_at_roots(
             search.encode([positions[i] for i in idx]))
-        for i, m in zip(idx, masks, strict=True):
-            out[i] = np.flatnonzero(m).tolist()
+        for i, moves, kept in zip(idx, legal, tried, strict=True):
+            kept_ids = np.flatnonzero(kept).tolist()
+            out[i] = {m: m if kept[m] else min(k for k in kept_ids if k > m
+                                               and rules.suit[k] == rules.suit[m])
+                      for m in np.flatnonzero(moves).tolist()}
     return out
 
 
-def _representative(rules: Rules, pos: Position, moves: list[int]) -> dict[int, int]:
-    """Each legal move -> the move of its rank-equivalence class that is searched: the
-    highest of a run of the mover's legal cards adjacent in a suit (once cards of completed
-    tricks are removed) and worth the same points."""
-    live = {c for h in pos.hands for c in h} | set(pos.trick)
-    legal = set(moves)
-    rep = {}
-    for m in moves:
-        r = m
-        while r < len(rules.suit) and rules.suit[r] < 4:
-            above = [c for c in live if rules.suit[c] == rules.suit[r]
-                     and rules.rank[c] > rules.rank[r]]
-            nxt = min(above, key=lambda c: rules.rank[c], default=None)
-            if nxt is None or nxt not in legal or rules.points[nxt] != rules.points[r]:
-                break
-            r = nxt
-        rep[m] = r
-    return rep
+def root_moves(positions: Sequence[Position]) -> list[list[int]]:
+    """The legal moves at each position (the shared rules kernel; root limits included)."""
+    return [sorted(classes) for classes in _root_classes(positions)]
 
 
 def solve(positions: Sequence[Position], *, all_moves: bool = False, lanes: int = 256,
@@ -85,8 +74,7 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False, lanes: int 
         values, nodes = _run(group, lanes=lanes, tt_bits=tt_bits)
         moves: list[dict[int, int] | None] = [None] * len(group)
         if all_moves:
-            legal = root_moves(group)
-            reps = [_representative(p.rules, p, m) for p, m in zip(group, legal, strict=True)]
+            reps = _root_classes(group)
             todo = [(k, r) for k, rep in enumerate(reps) for r in sorted(set(rep.values()))]
             child_vals, child_nodes = _run([group[k] for k, _ in todo], None,
                                            [(r,) for _, r in todo], lanes, tt_bits)

@@ -409,16 +409,19 @@ class Searcher:
         result, nodes = self._run(self._padded(problems), jnp.int32(len(problems)))
         return np.array(result[: len(problems)]), np.array(nodes[: len(problems)])
 
-    def legal_at_roots(self, problems: Problems) -> np.ndarray:
-        """bool[Q, M]: the legal moves at each problem's root (root limits included)."""
-        return np.asarray(self._legal_roots(self._padded(problems)))[: len(problems)]
+    def legal_at_roots(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
+        """bool[Q, M] twice: the legal moves at each problem's root (root limits included),
+        and those of them the search tries (one per rank-equivalence class)."""
+        legal, tried = self._legal_roots(self._padded(problems))
+        return np.asarray(legal)[: len(problems)], np.asarray(tried)[: len(problems)]
 
-    def _roots_legal(self, p: dict[str, Array]) -> Array:
-        def one(pid: Array) -> Array:
+    def _roots_legal(self, p: dict[str, Array]) -> tuple[Array, Array]:
+        def one(pid: Array) -> tuple[Array, Array]:
             x = self._load(p, pid)
             to_move = (x["leader"] + x["nplayed"]) % self.n
             hand = (x["lvl"] == FREE) & (x["owner"] == to_move)
-            return self._legal(hand, x["nplayed"] == 0, x["led"], x["done"]) & x["root_mask"]
+            legal = self._legal(hand, x["nplayed"] == 0, x["led"], x["done"]) & x["root_mask"]
+            return legal, self._equivalent(legal, x["lvl"] >= 0)  # live: held or in trick
         return jax.vmap(one)(jnp.arange(p["owner"].shape[0]))
 
 
