@@ -37,11 +37,21 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
     return groups
 
 
+def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int) -> search.Searcher:
+    lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
+    return search.searcher(positions[0].rules, lanes, tt_bits)
+
+
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
          tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray]:
-    lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
-    s = search.searcher(positions[0].rules, lanes, tt_bits)
+    s = _searcher(positions, lanes, tt_bits)
     return s.run(search.encode(positions, goals, root_moves))
+
+
+def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int = 12) -> None:
+    """Compile what `solve(positions)` (values only) runs, solving nothing (for timings)."""
+    positions = list(positions)
+    _searcher(positions, lanes, tt_bits).compile(search.encode(positions))
 
 
 def _root_classes(positions: Sequence[Position]) -> list[dict[int, int]]:

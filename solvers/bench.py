@@ -63,7 +63,7 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
 
 
 def _timed(positions: list[Position], lanes: int) -> dict:
-    api.solve(positions[:1], lanes=lanes)  # compile (one size class for every batch)
+    api.warm_up(positions, lanes=lanes)
     t = time.perf_counter()
     sols = api.solve(positions, lanes=lanes)
     dt = time.perf_counter() - t

@@ -4,26 +4,35 @@ Each lane of the batch runs a depth-first boolean search: "can the side reach it
 (`solvers.position`: a goal is `(side_min, other_max)`; `value >= T` is `(T, total - T)`).
 The search is an explicit machine inside `lax.while_loop`, one node step per iteration:
 
-- the position is one int8 array `lvl[card]`: the depth at which the card was played in this
-  search (`FREE` while held, -1 if gone before the root), so playing or taking back a card is
-  one write, and "in a hand", "in the current trick" and "gone" are compares with the depth;
-- fixed-depth stacks hold, per depth, the moves still to try (`cand`), the move made and the
-  trick bookkeeping it replaced (`snap`);
+- the position is bitboards: one 13-bit word per seat and suit, in *relative ranks* (bit i of
+  a suit = its i-th lowest card still live: held, or in the current trick), plus a word per
+  suit marking the point cards, and the joker's holder. When a trick ends its cards are
+  squeezed out of every word, so positions that differ only in cards gone are the same
+  words. Moves are codes: `16 * suit + relative rank`, `JK_CODE` (the joker, following) or
+  `LEAD_CODE + s` (a joker lead naming suit s);
+- fixed-depth stacks hold, per depth, the moves still to try (words), the move made and the
+  trick bookkeeping it replaced; per trick, the words before the trick's cards were squeezed
+  out (so a trick is taken back by one copy);
 - an OR node (the side to move) succeeds on its first succeeding child, an AND node fails on
-  its first failing child; the goal is tested when a trick ends (points only change then);
-- rank equivalence: of cards one hand holds that are adjacent in a suit once the cards of
-  completed tricks are removed, and worth the same points, only one is tried;
-- move ordering without sorting: each step takes the argmax of a cheap score (lead high; win
-  as cheaply as possible; play low, or give points, when partner wins);
+  its first failing child; the goal is tested when a trick ends (points only change then),
+  and fails as soon as even winning everything left cannot reach it;
+- quick tricks (whist): the cards the leader can cash for sure (above every other live card
+  of their suit, not ruffable) end a search early, for either side;
+- rank equivalence: of cards one hand holds that are adjacent in relative rank and worth the
+  same points, only the highest is tried (`(h >> 1) & h`, one word operation);
+- move ordering without sorting: per suit a candidate (lead high; win as cheaply as possible;
+  play low, or give points, when partner wins), then the argmax over suits and joker moves;
 - a per-lane transposition table, probed and stored at trick boundaries, keyed by a 64-bit
-  Zobrist hash of who holds what and who leads, stores bounds on the side's *future* points
-  (so they stay valid for every target); a goal search keys on the points taken too;
+  hash of the words (who holds what, by relative rank), the joker's holder and the leader,
+  stores bounds on the side's *future* points (valid for every target) and the best move;
+  a goal search keys on the points taken too;
 - exact values: a binary search over the target T, on the same table;
 - a work queue: lanes that finish a problem take the next one (every `refill_every` steps),
   so one slow position does not hold up the batch.
 
 The rules kernel (legal moves, trick winner, points) is the environments': `kanjax.trick`,
-`kanjax.envs.kan.gonin_card_moves`, `kanjax.envs.yonin.yonin_joker_ok` / `yonin_trick_strength`.
+`kanjax.envs.kan.gonin_joker_moves`, `kanjax.envs.yonin.yonin_joker_ok` /
+`yonin_trick_strength`, applied to suit words instead of per-card arrays.
 """
 
 from __future__ import annotations
@@ -37,31 +46,52 @@ import numpy as np
 
 from kanjax import trick as trick_kernel
 from kanjax.api import Array
-from kanjax.envs.kan import gonin_card_moves
+from kanjax.envs.kan import gonin_joker_moves
 from kanjax.envs.yonin import yonin_joker_ok, yonin_trick_strength
 from solvers.position import JK, LEAD_JK, Position, Rules
 
-FREE = 127  # lvl of a card still in a hand
+JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + relative rank
+CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
+SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
 # points, side total, other total, tricks done
 SNAP = ("leader", "led", "nplayed", "best_s", "best_p", "tpts", "sp", "op", "done")
+# scalars per problem
+SCALARS = ("leader", "led", "nplayed", "trump", "sp", "op", "done", "is_goal", "jk", "total")
 
 
 @dataclasses.dataclass(frozen=True)
 class Problems:
     """A batch of encoded search problems (numpy, leading axis = problem)."""
 
-    owner: np.ndarray  # int8[Q, C]: seat that holds or played the card; -1 gone
-    lvl: np.ndarray  # int8[Q, C]: FREE held, i = i-th card of the current trick, -1 gone
-    trick: np.ndarray  # int8[Q, n]: the current trick's cards in order (-1)
-    scalars: np.ndarray  # int8[Q, 8]: leader, led, nplayed, trump, sp, op, done, goal
+    hands: np.ndarray  # uint16[Q, n, 4]: each seat's suit words (relative ranks)
+    points: np.ndarray  # uint16[Q, 4]: the point cards among the live cards
+    trick: np.ndarray  # int8[Q, n - 1]: codes of the current trick's cards, in order
+    scalars: np.ndarray  # int8[Q, len(SCALARS)]
     side: np.ndarray  # bool[Q, n]
     goal: np.ndarray  # int8[Q, 2]: side_min, other_max (goal problems)
-    root_mask: np.ndarray  # bool[Q, M]
+    root: np.ndarray  # uint32[Q, 5]: the moves allowed at the root (suit words, joker word)
+    move_of: np.ndarray  # int16[Q, NUM_CODES]: the action id of each move code (-1); host only
 
     def __len__(self) -> int:
-        return len(self.owner)
+        return len(self.hands)
+
+
+def _word_bit(code: int) -> tuple[int, int]:
+    """(word, bit) of a move code in a move set (4 suit words, then the joker word: bit 0 the
+    joker following, bit 1 + s a joker lead naming s)."""
+    if code >= JK_CODE:
+        return 4, 0 if code == JK_CODE else code - LEAD_CODE + 1
+    return code >> 4, code & 15
+
+
+def _slot(code: Array) -> tuple[Array, Array]:
+    """`_word_bit`, traced."""
+    word = jnp.where(code >= JK_CODE, 4, code >> 4)
+    bit = jnp.where(code >= LEAD_CODE, code - LEAD_CODE + 1, jnp.where(code >= JK_CODE, 0,
+                                                                       code & 15))
+    return word, bit.astype(jnp.uint32)
 
 
 def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None = None,
@@ -69,37 +99,73 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
     """Problems for `positions`: exact value problems, or goal problems where `goals[i]` is
     set; `root_moves[i]` (or the position's own) limits the moves tried at the root."""
     rules = positions[0].rules
-    q, c, n, m = len(positions), rules.num_ids, rules.n, rules.num_moves
-    owner = np.full((q, c), -1, np.int8)
-    lvl = np.full((q, c), -1, np.int8)
-    trick = np.full((q, n), -1, np.int8)
-    scalars = np.zeros((q, 8), np.int8)
+    q, n = len(positions), rules.n
+    hands = np.zeros((q, n, 4), np.uint16)
+    points = np.zeros((q, 4), np.uint16)
+    trick = np.zeros((q, max(n - 1, 1)), np.int8)
+    scalars = np.zeros((q, len(SCALARS)), np.int8)
     side = np.zeros((q, n), bool)
     goal = np.zeros((q, 2), np.int8)
-    mask = np.ones((q, m), bool)
+    root = np.zeros((q, 5), np.uint32)
+    move_of = np.full((q, NUM_CODES), -1, np.int16)
     for i, pos in enumerate(positions):
         if pos.rules != rules:
             raise ValueError("one batch of problems must share its rules")
+        live = [c for h in pos.hands for c in h] + list(pos.trick)
+        code = {JK: JK_CODE}
+        for s in range(4):
+            for k, c in enumerate(sorted((c for c in live if c != JK and rules.suit[c] == s),
+                                         key=rules.rank.__getitem__)):
+                code[c] = 16 * s + k
+                move_of[i, 16 * s + k] = c
+                points[i, s] |= (rules.points[c] > 0) << k
+        if rules.joker != "none":
+            move_of[i, JK_CODE] = JK
+            move_of[i, LEAD_CODE:LEAD_CODE + 4] = LEAD_JK + SUITS
+        jk = -1
         for s, hand in enumerate(pos.hands):
-            owner[i, list(hand)] = s
-            lvl[i, list(hand)] = FREE
-        for k, card in enumerate(pos.trick):
-            owner[i, card] = (pos.leader + k) % n
-            lvl[i, card] = k
-            trick[i, k] = card
+            for c in hand:
+                if c == JK:
+                    jk = s
+                else:
+                    hands[i, s, code[c] >> 4] |= 1 << (code[c] & 15)
+        trick[i, :len(pos.trick)] = [code[c] for c in pos.trick]
         g = goals[i] if goals else None
+        total = (pos.taken + pos.taken_other + sum(rules.points[c] for c in live)
+                 + rules.trick_value * (rules.n_tricks - pos.tricks_done))
         scalars[i] = (pos.leader, pos.led, len(pos.trick), pos.trump, pos.taken,
-                      pos.taken_other, pos.tricks_done, g is not None)
+                      pos.taken_other, pos.tricks_done, g is not None, jk, total)
         side[i] = pos.side
         goal[i] = g if g is not None else (0, 0)
         moves = root_moves[i] if root_moves and root_moves[i] is not None else pos.root_moves
-        if moves is not None:
-            mask[i] = np.isin(np.arange(m), moves)
-    return Problems(owner, lvl, trick, scalars, side, goal, mask)
+        allowed = [k for k in CODES
+                   if move_of[i, k] >= 0 and (moves is None or move_of[i, k] in moves)]
+        for k in allowed:
+            word, bit = _word_bit(k)
+            root[i, word] |= 1 << bit
+    return Problems(hands, points, trick, scalars, side, goal, root, move_of)
 
 
-def _zobrist(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).integers(1, 2**32, shape, dtype=np.uint32)
+def _hash_consts(seed: int, size: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(1, 2**32, size, dtype=np.uint32)
+
+
+def _fmix(x: Array) -> Array:
+    """MurmurHash3's 32-bit finaliser (a bijection that mixes every bit)."""
+    x = (x ^ (x >> 16)) * jnp.uint32(0x85EBCA6B)
+    x = (x ^ (x >> 13)) * jnp.uint32(0xC2B2AE35)
+    return x ^ (x >> 16)
+
+
+def _ctz(w: Array) -> Array:
+    """Index of the lowest set bit (32 for 0)."""
+    return jax.lax.population_count((w & (~w + jnp.uint32(1))) - jnp.uint32(1)).astype(
+        jnp.int32)
+
+
+def _top(w: Array) -> Array:
+    """Index of the highest set bit (-1 for 0)."""
+    return 31 - jax.lax.clz(w).astype(jnp.int32)
 
 
 class Searcher:
@@ -112,116 +178,151 @@ class Searcher:
                  refill_every: int = 64) -> None:
         self.rules, self.lanes, self.tt_size, self.refill_every = (
             rules, lanes, 1 << tt_bits, refill_every)
-        self.n, self.c, self.m = rules.n, rules.num_ids, rules.num_moves
+        self.n, self.nt = rules.n, rules.n_tricks
         self.depth = rules.n * rules.n_tricks + 1
-        self.suit = np.array(rules.suit, np.int32)
-        self.rank = np.array(rules.rank, np.int32)
-        self.points = np.array(rules.points, np.int32)
-        self.move_card = np.minimum(np.arange(self.m), JK if rules.joker != "none" else
-                                    self.c - 1).astype(np.int32)
-        # Zobrist words: per (card, holder seat), per leader, per (taken, taken_other).
-        # key of a card: its holder, suit, rank among the held cards of its suit, points
-        self.z_card = _zobrist((2, self.n * 5 * 13 * 2), 1)
-        self.z_lead = _zobrist((2, self.n), 2)
-        self.z_pts = _zobrist((2, 64, 64), 3)
+        # whist: tricks are the value, so sure tricks bound it
+        self.quick = rules.joker == "none" and rules.trick_value == 1 and not any(rules.points)
+        words = 2 * (rules.n + 1) + 1
+        self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
         self._run = jax.jit(self._solve_all)
         self._legal_roots = jax.jit(self._roots_legal)
 
-    # ---- the rules kernel, per lane ------------------------------------------------------------
-    def _strength(self, card: Array, suit: Array, led: Array, trump: Array,
-                  done: Array) -> Array:
-        rank, is_jk = jnp.asarray(self.rank)[card], card == JK
+    # ---- the rules kernel on suit words, per lane -------------------------------------------
+    def _strength(self, code: Array, led: Array, trump: Array, done: Array) -> Array:
+        is_jk = code >= JK_CODE
+        suit = jnp.where(code >= LEAD_CODE, code - LEAD_CODE, jnp.where(is_jk, 4, code >> 4))
+        rank = jnp.where(is_jk, 0, code & 15)
         if self.rules.joker == "yonin":
             return yonin_trick_strength(suit, rank, led, trump, is_jk, done)
-        return trick_kernel.card_strength(suit, rank, led, trump, is_jk & (self.c > JK))
+        return trick_kernel.card_strength(suit, rank, led, trump, is_jk)
 
-    def _legal(self, hand: Array, leading: Array, led: Array, done: Array) -> Array:
-        """bool[M]: the moves of a player holding `hand` (bool[C])."""
+    def _legal(self, h: Array, jk_mine: Array, leading: Array, led: Array,
+               done: Array) -> Array:
+        """uint32[5]: the move set of a player holding the suit words `h` (and the joker if
+        `jk_mine`): follow suit (KAN-24), and the game's joker rules."""
+        zero = jnp.uint32(0)
+        of_led = jnp.where(SUITS == led, h, zero)
+        cards = jnp.where(leading | ~jnp.any(of_led != 0), h, of_led)
         if self.rules.joker == "none":
-            return jnp.where(leading, hand, trick_kernel.follow_mask(hand, self.suit, led))
-        plain, jk_mine = hand.at[JK].set(False), hand[JK]
+            return jnp.concatenate([cards, zero[None]])
         if self.rules.joker == "gonin":
-            cards, jk_lead = gonin_card_moves(plain, jk_mine, leading, led, done)
+            jk_follow, jk_lead, odori = gonin_joker_moves(jk_mine, leading, done)
+            cards = jnp.where(odori, zero, cards)
         else:  # Yonin, no contract declared (KAN-54, KAN-58)
-            follow = trick_kernel.follow_mask(plain, self.suit, led)
-            cards = jnp.where(leading, plain, follow)
             jk = jk_mine & yonin_joker_ok(done, leading, jnp.bool_(False),
                                           self.rules.yonin_joker_trick1)
-            cards, jk_lead = cards.at[JK].set(jk & ~leading), jk & leading
-        return jnp.concatenate([cards, jnp.broadcast_to(jk_lead, (4,))])
+            jk_follow, jk_lead = jk & ~leading, jk & leading
+        word = jnp.where(jk_follow, 1, 0) | jnp.where(jk_lead, 0b11110, 0)
+        return jnp.concatenate([cards, word.astype(jnp.uint32)[None]])
 
-    def _equivalent(self, moves: Array, live: Array) -> Array:
-        """`moves` less every card whose next live card above it in its suit is also in
-        `moves` and worth the same points (rank equivalence; `live`: cards held or in the
-        current trick). Cards are 13 per suit in rank order (ids 13 * suit + rank)."""
-        bits = jnp.uint32(1) << jnp.arange(13, dtype=jnp.uint32)
-        def suit_words(x: Array) -> Array:
-            return jnp.sum(jnp.where(x[:52].reshape(4, 13), bits, 0), axis=1, dtype=jnp.uint32)
-        live_w, mine_w = suit_words(live), suit_words(moves)
-        pts_w = suit_words(jnp.asarray(self.points[:52] > 0))
-        shift = jnp.asarray(self.rank[:52] + 1).astype(jnp.uint32)
-        above = live_w[self.suit[:52]] >> shift
-        nxt = above & (~above + jnp.uint32(1))  # lowest live card above
-        same_pts = ((nxt & (pts_w[self.suit[:52]] >> shift)) != 0) == (self.points[:52] > 0)
-        dup = ((nxt & (mine_w[self.suit[:52]] >> shift)) != 0) & same_pts
-        return moves.at[:52].set(moves[:52] & ~dup)
+    @staticmethod
+    def _equivalent(moves: Array, h: Array, pts: Array) -> Array:
+        """`moves` less every card whose next live card up its suit is also the mover's and
+        worth the same points (rank equivalence: in relative ranks, the next bit)."""
+        words = moves[:4]
+        dup = words & (h >> 1) & ~(pts ^ (pts >> 1))
+        return moves.at[:4].set(words & ~dup)
 
-    def _hash(self, held: Array, owner: Array) -> Array:
-        """uint32[2]: the Zobrist key of who holds what at a trick boundary, by rank among
-        the held cards of each suit (positions that differ only in cards gone are one
-        entry), with each card's points."""
-        bits = jnp.uint32(1) << jnp.arange(13, dtype=jnp.uint32)
-        words = jnp.sum(jnp.where(held[:52].reshape(4, 13), bits, 0), axis=1, dtype=jnp.uint32)
-        below = words[self.suit[:52]] & (bits[self.rank[:52]] - jnp.uint32(1))
-        rel = jax.lax.population_count(below).astype(jnp.int32)
-        rel = jnp.concatenate([rel, jnp.zeros(self.c - 52, jnp.int32)])
-        index = ((jnp.maximum(owner, 0) * 5 + self.suit) * 13 + rel) * 2 + (self.points > 0)
-        z = jnp.where(held, jnp.asarray(self.z_card)[:, index], jnp.uint32(0))
-        return jax.lax.reduce(z, jnp.uint32(0), jax.lax.bitwise_xor, (1,))
+    def _squeeze(self, words: Array, codes: Array) -> Array:
+        """`words` (uint32[k, 4], relative ranks) with the cards `codes` (a completed trick)
+        taken out: the ranks above each one move down a bit."""
+        suit, bit, real = codes >> 4, codes & 15, codes < JK_CODE
+        for k in range(self.n):
+            low = (jnp.uint32(1) << bit[k].astype(jnp.uint32)) - jnp.uint32(1)
+            squeezed = (words & low) | ((words >> 1) & ~low)
+            words = jnp.where((SUITS == suit[k]) & real[k], squeezed, words)
+            bit = jnp.where((suit == suit[k]) & (bit > bit[k]) & real[k], bit - 1, bit)
+        return words
 
-    def _score(self, leading: Array, led: Array, trump: Array,
-               done: Array, best_s: Array, partner_wins: Array) -> Array:
-        """Move ordering: a cheap score per move (higher first)."""
-        card = jnp.asarray(self.move_card)
-        suit = jnp.where(jnp.arange(self.m) >= LEAD_JK, jnp.arange(self.m) - LEAD_JK,
-                         jnp.asarray(self.suit)[card])
-        rank, pts = jnp.asarray(self.rank)[card], jnp.asarray(self.points)[card]
-        s = self._strength(card, suit, jnp.where(leading, suit, led), trump, done)
-        wins = s > best_s
-        follow = jnp.where(partner_wins, 16 * pts - rank,
-                           jnp.where(wins, 64 - s, -rank - 16 * pts))
-        return jnp.where(leading, rank + 16 * (suit == trump), follow)
+    def _quick_tricks(self, hands: Array, leader: Array, trump: Array) -> Array:
+        """Tricks the leader cashes for sure: his cards above every other live card of their
+        suit; in a side suit of a trump game only as many rounds as every other player who
+        holds a trump can follow."""
+        others = jnp.arange(self.n) != leader
+        rest = jax.lax.reduce(jnp.where(others[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
+                              jax.lax.bitwise_or, (0,))
+        mine = hands[leader]
+        wins = jax.lax.population_count(
+            mine >> jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)).astype(jnp.int32)
+        lengths = jax.lax.population_count(hands).astype(jnp.int32)
+        ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
+        safe = jnp.min(jnp.where(ruffers[:, None], lengths, 13), axis=0)
+        return jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
+                                 jnp.minimum(wins, safe)))
+
+    def _key(self, x: dict[str, Array]) -> tuple[Array, Array]:
+        """The table key of a trick-boundary position: (uint32, uint32)."""
+        words = jnp.concatenate([x["H"], x["P"][None]]).reshape(-1)
+        pairs = words[0::2] | (words[1::2] << 16)
+        pts = jnp.where(x["is_goal"], (x["sp"] + 1) << 8 | (x["op"] + 1) << 16, 0)
+        extra = ((x["jk"] + 1) | (x["leader"] << 4) | pts).astype(jnp.uint32)
+        allw = jnp.concatenate([pairs, extra[None]])
+        def fold(consts):
+            z = _fmix(allw ^ jnp.asarray(consts))
+            return jax.lax.reduce(z, jnp.uint32(0), jax.lax.bitwise_xor, (0,))
+        return (fold(self.h0) ^ (x["pid"].astype(jnp.uint32) * jnp.uint32(0x9E3779B1)),
+                fold(self.h1))
+
+    def _choose(self, cand: Array, leading: Array, led: Array, trump: Array, done: Array,
+                best_s: Array, partner_wins: Array, pts: Array) -> Array:
+        """Move ordering: the code of the best-scored move of `cand` (higher first)."""
+        c = cand[:4]
+        base = jnp.where(SUITS == trump, 32, jnp.where(leading | (SUITS == led), 16, 0))
+        hi, lo = _top(c), _ctz(c)
+        lo_pts, lo_plain = _ctz(c & pts), _ctz(c & ~pts)
+        has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
+        thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
+        win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
+        lo_win = _ctz(win)
+        rank = jnp.where(leading, hi, jnp.where(
+            partner_wins, jnp.where(has_pts, lo_pts, lo),
+            jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo))))
+        score = jnp.where(leading, hi + 16 * (SUITS == trump), jnp.where(
+            partner_wins, jnp.where(has_pts, 16 - lo_pts, -lo),
+            jnp.where(win != 0, 64 - base - lo_win, jnp.where(has_plain, -lo_plain, -lo - 16))))
+        score = jnp.where(c != 0, score, -1000)
+        jw = cand[4]
+        jk_s = self._strength(jnp.int32(JK_CODE), led, trump, done)
+        jk_follow = jnp.where(partner_wins | (jk_s <= best_s), 0, 64 - jk_s)
+        jk_lead = 16 * (SUITS == trump)
+        scores = jnp.concatenate([
+            score, jnp.where((jw & 1) != 0, jk_follow, -1000)[None],
+            jnp.where(((jw >> (1 + SUITS).astype(jnp.uint32)) & 1) != 0, jk_lead, -1000)])
+        codes = jnp.concatenate([16 * SUITS + rank, jnp.array([JK_CODE]), LEAD_CODE + SUITS])
+        return codes[jnp.argmax(scores)]
 
     # ---- one lane -------------------------------------------------------------------------------
     def _load(self, p: dict[str, Array], pid: Array) -> dict[str, Array]:
         """A lane's state at the root of problem `pid` (from the batch `p`)."""
         n = self.n
-        owner, lvl, trick = p["owner"][pid], p["lvl"][pid], p["trick"][pid]
-        leader, led, nplayed, trump, sp, op, done, is_goal = (
-            p["scalars"][pid, k].astype(jnp.int32) for k in range(8))
+        sc = {k: p["scalars"][pid, i].astype(jnp.int32) for i, k in enumerate(SCALARS)}
+        leader, led, nplayed, trump, done = (sc[k] for k in ("leader", "led", "nplayed",
+                                                             "trump", "done"))
+        pts = p["points"][pid].astype(jnp.uint32)
+        trick = p["trick"][pid].astype(jnp.int32)
         best_s, best_p, tpts = jnp.int32(0), leader, jnp.int32(0)
         for k in range(n - 1):  # the root's unfinished trick
-            card = jnp.maximum(trick[k], 0).astype(jnp.int32)
-            suit = jnp.where(k == 0, led, jnp.asarray(self.suit)[card])
-            s = self._strength(card, suit, led, trump, done)
+            code = trick[k]
+            s = self._strength(code, led, trump, done)
             here = k < nplayed
             better = here & ((k == 0) | (s > best_s))
             best_s = jnp.where(better, s, best_s)
             best_p = jnp.where(better, (leader + k) % n, best_p)
-            tpts = tpts + jnp.where(here, jnp.asarray(self.points)[card], 0)
-        left = (lvl >= 0) & (owner >= 0)  # held or in the current trick
-        total = (sp + op + jnp.sum(jnp.where(left, jnp.asarray(self.points), 0))
-                 + self.rules.trick_value * (self.rules.n_tricks - done))
+            word, bit = _slot(code)
+            tpts = tpts + jnp.where(here & (word < 4), (pts[word & 3] >> bit) & 1, 0).astype(
+                jnp.int32)
+        sp, op, total = sc["sp"], sc["op"], sc["total"]
         goal = p["goal"][pid].astype(jnp.int32)
+        is_goal = sc["is_goal"] > 0
         lo, hi = sp, total - op  # value bounds
         t = (lo + hi + 1) // 2
         return dict(
-            pid=pid, owner=owner.astype(jnp.int32), lvl=lvl,
-            trump=trump, side=p["side"][pid], root_mask=p["root_mask"][pid],
-            is_goal=is_goal > 0, root=nplayed, d=nplayed, mode=jnp.int32(ENTER),
-            child=jnp.bool_(False), lo=lo, hi=hi, total=total,
-            side_min=jnp.where(is_goal > 0, goal[0], t),
-            other_max=jnp.where(is_goal > 0, goal[1], total - t),
+            pid=pid, H=p["hands"][pid].astype(jnp.uint32), P=pts, jk=sc["jk"],
+            trump=trump, side=p["side"][pid], root_mask=p["root"][pid], trick=trick,
+            is_goal=is_goal, root=nplayed, d=nplayed, mode=jnp.int32(ENTER),
+            child=jnp.bool_(False), bound=jnp.int32(0), lo=lo, hi=hi, total=total,
+            side_min=jnp.where(is_goal, goal[0], t),
+            other_max=jnp.where(is_goal, goal[1], total - t),
             leader=leader, led=led, nplayed=nplayed, best_s=best_s, best_p=best_p,
             tpts=tpts, sp=sp, op=op, done=done, nodes=jnp.int32(0),
             finished=jnp.bool_(False), result=jnp.int32(0),
@@ -235,44 +336,56 @@ class Searcher:
         leading = x["nplayed"] == 0
         to_move = (x["leader"] + x["nplayed"]) % n
         is_or = x["side"][to_move]
-        held = x["lvl"] == FREE
-        live = held | (x["lvl"] >= d - x["nplayed"]) & (x["lvl"] < d)
+        H, P = x["H"], x["P"]
+        h = H[to_move]
         # -- entering a node: goal tests, table probe, moves
         reached = (x["sp"] >= x["side_min"]) & (x["op"] <= x["other_max"])
-        failed = x["op"] > x["other_max"]
-        at_end = ~jnp.any(held)
-        hz = self._hash(held, x["owner"])
-        key0 = (hz[0] ^ jnp.asarray(self.z_lead)[0, x["leader"]]
-                ^ (x["pid"].astype(jnp.uint32) * jnp.uint32(0x9E3779B1)))
-        key1 = hz[1] ^ jnp.asarray(self.z_lead)[1, x["leader"]]
-        pts_z = jnp.asarray(self.z_pts)[:, jnp.minimum(x["sp"], 63), jnp.minimum(x["op"], 63)]
-        key0 = key0 ^ jnp.where(x["is_goal"], pts_z[0], 0)
-        key1 = key1 ^ jnp.where(x["is_goal"], pts_z[1], 0)
+        left = x["total"] - x["sp"] - x["op"]
+        failed = (x["op"] > x["other_max"]) | (x["sp"] + left < x["side_min"])
+        key0, key1 = self._key(x)
         slot = (key0 & jnp.uint32(self.tt_size - 1)).astype(jnp.int32)
-        hit = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1) & leading
+        same = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1)
+        hit = same & leading
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
         t_lo = jnp.where(hit, tt["lo"][slot].astype(jnp.int32), 0)
         t_hi = jnp.where(hit, tt["hi"][slot].astype(jnp.int32), 127)
         enter_yes = reached | (t_lo >= need)
-        enter_no = failed | (at_end & ~reached) | (t_hi < need)
-        hand = held & (x["owner"] == to_move)
-        moves = self._legal(hand, leading, x["led"], x["done"])
+        enter_no = failed | (t_hi < need)
+        sure, lost = t_lo, jnp.minimum(left, t_hi)  # bounds on the side's future points
+        if self.quick:
+            qt = jnp.where(leading, self._quick_tricks(H, x["leader"], x["trump"]), 0)
+            ours = x["side"][x["leader"]]
+            enter_yes |= ours & (x["sp"] + qt >= x["side_min"]) & ~failed
+            enter_no |= ~ours & (x["op"] + qt > x["other_max"])
+            sure = jnp.maximum(sure, jnp.where(ours, qt, 0))
+            lost = jnp.minimum(lost, left - jnp.where(ours, 0, qt))
+        # fail-soft: a yes comes with a lower bound on the side's final total, a no with an
+        # upper bound (goal searches: just need / need - 1)
+        enter_bound = x["sp"] + jnp.where(enter_yes, sure, lost)
+        moves = self._legal(h, x["jk"] == to_move, leading, x["led"], x["done"])
         at_root = d == x["root"]
-        moves = jnp.where(at_root, moves & x["root_mask"], self._equivalent(moves, live))
+        moves = jnp.where(at_root, moves & x["root_mask"], self._equivalent(moves, h, P))
         # -- resuming a node after a child's result
-        cand = jnp.where(mode == ENTER, moves, stack["cand"][d])
+        cand = jnp.where(mode == ENTER, moves, stack["cand"][d].astype(jnp.uint32))
         child = x["child"]
         resume_cut = child == is_or
         decided = jnp.where(mode == ENTER, enter_yes | enter_no,
-                            resume_cut | ~jnp.any(cand))
+                            resume_cut | ~jnp.any(cand != 0))
         result = jnp.where(mode == ENTER, enter_yes, jnp.where(resume_cut, child, ~is_or))
+        # the bound: an OR node that fails has the max of its children's upper bounds, an AND
+        # node that succeeds the min of their lower bounds (`acc`, per depth)
+        acc = jnp.where(mode == ENTER, jnp.where(is_or, -128, 127), stack["acc"][d])
+        acc = jnp.where(mode == ENTER, acc, jnp.where(is_or, jnp.maximum(acc, x["bound"]),
+                                                      jnp.minimum(acc, x["bound"])))
+        bound = jnp.where(mode == ENTER, enter_bound, jnp.where(resume_cut, x["bound"], acc))
+        bound = jnp.where(x["is_goal"], x["sp"] + jnp.where(result, need, need - 1), bound)
         # -- decided: store bounds (searched trick-boundary nodes), then pop
         store = decided & (mode == RESUME) & leading
-        same = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1)
         old_lo = jnp.where(same, tt["lo"][slot], 0)
         old_hi = jnp.where(same, tt["hi"][slot], 127)
-        new_lo = jnp.where(result, jnp.maximum(old_lo, need), old_lo)
-        new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, need - 1))
+        future = jnp.clip(bound - x["sp"], 0, 127)
+        new_lo = jnp.where(result, jnp.maximum(old_lo, future), old_lo)
+        new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, future))
         tt = dict(
             k0=tt["k0"].at[slot].set(jnp.where(store, key0, tt["k0"][slot])),
             k1=tt["k1"].at[slot].set(jnp.where(store, key1, tt["k1"][slot])),
@@ -283,23 +396,34 @@ class Searcher:
         )
         pd = jnp.maximum(d - 1, 0)
         snap = stack["snap"][pd].astype(jnp.int32)
-        undo_card = jnp.asarray(self.move_card)[stack["mv"][pd]]
         popped = {k: snap[i] for i, k in enumerate(SNAP)}
-        pop_lvl = x["lvl"].at[undo_card].set(FREE)
+        undo = stack["mv"][pd].astype(jnp.int32)
+        undo_word, undo_bit = _slot(undo)
+        mover = (popped["leader"] + popped["nplayed"]) % n
+        closed = popped["nplayed"] == n - 1  # the move undone ended a trick
+        pop_H = jnp.where(closed, stack["fH"][popped["done"]].astype(jnp.uint32), H)
+        pop_H = pop_H.at[mover, undo_word & 3].set(
+            pop_H[mover, undo_word & 3] | jnp.where(undo_word < 4, 1 << undo_bit, 0))
+        pop_P = jnp.where(closed, stack["fP"][popped["done"]].astype(jnp.uint32), P)
+        pop_jk = jnp.where(undo_word == 4, mover, x["jk"])
         # -- not decided: try the best remaining move, then push
-        partner_wins = x["side"][x["best_p"]] == is_or
-        score = self._score(leading, x["led"], x["trump"], x["done"], x["best_s"],
-                            partner_wins & ~leading)
-        score = jnp.where(hit & (jnp.arange(self.m) == tt["bm"][slot]), 1000, score)
-        move = jnp.argmax(jnp.where(cand, score, -1000)).astype(jnp.int32)
-        card = jnp.asarray(self.move_card)[move]
-        suit = jnp.where(move >= LEAD_JK, move - LEAD_JK, jnp.asarray(self.suit)[card])
+        partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
+        move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
+                            partner_wins, P)
+        hint = tt["bm"][slot].astype(jnp.int32)
+        hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
+        use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
+        move = jnp.where(use_hint, hint, move)
+        word, bit = _slot(move)
+        card = word < 4
+        suit = jnp.where(card, move >> 4, jnp.where(move >= LEAD_CODE, move - LEAD_CODE, 4))
         led = jnp.where(leading, suit, x["led"])
-        s = self._strength(card, suit, led, x["trump"], x["done"])
+        s = self._strength(move, led, x["trump"], x["done"])
         better = leading | (s > x["best_s"])
         best_s = jnp.where(better, s, x["best_s"])
         best_p = jnp.where(better, to_move, x["best_p"])
-        tpts = jnp.where(leading, 0, x["tpts"]) + jnp.asarray(self.points)[card]
+        tpts = jnp.where(leading, 0, x["tpts"]) + jnp.where(
+            card, (P[word & 3] >> bit) & 1, 0).astype(jnp.int32)
         complete = x["nplayed"] == n - 1
         won = x["side"][best_p]
         gain = tpts + rules.trick_value
@@ -309,31 +433,48 @@ class Searcher:
             tpts=tpts, sp=x["sp"] + jnp.where(complete & won, gain, 0),
             op=x["op"] + jnp.where(complete & ~won, gain, 0),
             done=x["done"] + complete)
+        played_H = H.at[to_move, word & 3].set(H[to_move, word & 3]
+                                               & ~jnp.where(card, 1 << bit, 0))
+        codes = jnp.concatenate([jax.lax.dynamic_slice(
+            stack["mv"], (jnp.maximum(d - (n - 1), 0),), (n - 1,)).astype(jnp.int32),
+            move[None]])
+        squeezed = self._squeeze(jnp.concatenate([played_H, P[None]]), codes)
         go_on = ~decided
+        keep = go_on & complete
         stack = dict(
-            cand=stack["cand"].at[d].set(jnp.where(go_on, cand.at[move].set(False),
-                                                   stack["cand"][d])),
+            cand=stack["cand"].at[d].set(jnp.where(
+                go_on, cand.at[word].set(cand[word] & ~(jnp.uint32(1) << bit)),
+                stack["cand"][d]).astype(jnp.uint16)),
             mv=stack["mv"].at[d].set(jnp.where(go_on, move, stack["mv"][d]).astype(jnp.int8)),
             snap=stack["snap"].at[d].set(jnp.where(
                 go_on, jnp.stack([x[k] for k in SNAP]).astype(jnp.int8), stack["snap"][d])),
+            acc=stack["acc"].at[d].set(jnp.where(go_on, acc, stack["acc"][d]).astype(jnp.int8)),
+            fH=stack["fH"].at[x["done"]].set(jnp.where(
+                keep, played_H.astype(jnp.uint16), stack["fH"][x["done"]])),
+            fP=stack["fP"].at[x["done"]].set(jnp.where(
+                keep, P.astype(jnp.uint16), stack["fP"][x["done"]])),
         )
         pop = decided & ~at_root
         new = dict(x)
         for k in SNAP:
             new[k] = jnp.where(go_on, push[k], jnp.where(pop, popped[k], x[k]))
         new.update(
-            lvl=jnp.where(go_on, x["lvl"].at[card].set(d.astype(jnp.int8)),
-                          jnp.where(pop, pop_lvl, x["lvl"])),
+            H=jnp.where(go_on, jnp.where(complete, squeezed[:n], played_H),
+                        jnp.where(pop, pop_H, H)),
+            P=jnp.where(go_on & complete, squeezed[n], jnp.where(pop, pop_P, P)),
+            jk=jnp.where(go_on & ~card, -1, jnp.where(pop, pop_jk, x["jk"])),
             d=jnp.where(go_on, d + 1, jnp.where(pop, d - 1, d)),
-            mode=jnp.where(go_on, ENTER, RESUME), child=result,
+            mode=jnp.where(go_on, ENTER, RESUME), child=result, bound=bound,
             nodes=x["nodes"] + ((mode == ENTER) & ~x["finished"]),
         )
-        return self._driver(new, decided & at_root, result), stack, tt
+        return self._driver(new, decided & at_root, result, bound), stack, tt
 
-    def _driver(self, x: dict[str, Array], search_done: Array, result: Array) -> dict:
-        """After a search of the root ends: narrow the value window, or finish the problem."""
-        lo = jnp.where(search_done & result, x["side_min"], x["lo"])
-        hi = jnp.where(search_done & ~result, x["side_min"] - 1, x["hi"])
+    def _driver(self, x: dict[str, Array], search_done: Array, result: Array,
+                bound: Array) -> dict:
+        """After a search of the root ends: narrow the value window (to the search's bound),
+        or finish the problem."""
+        lo = jnp.where(search_done & result, jnp.maximum(x["lo"], bound), x["lo"])
+        hi = jnp.where(search_done & ~result, jnp.minimum(x["hi"], bound), x["hi"])
         finished = search_done & (x["is_goal"] | (lo == hi)) | x["finished"]
         t = (lo + hi + 1) // 2
         again = search_done & ~finished
@@ -349,14 +490,18 @@ class Searcher:
     # ---- the batch ------------------------------------------------------------------------------
     def _solve_all(self, p: dict[str, Array], count: Array) -> tuple[Array, Array]:
         """Solve problems 0..count-1 of the (padded) batch `p`."""
-        q, b = p["owner"].shape[0], self.lanes
+        q, b, n = p["hands"].shape[0], self.lanes, self.n
         load = jax.vmap(self._load, in_axes=(None, 0))
         step = jax.vmap(self._step)
         lanes = load(p, jnp.minimum(jnp.arange(b), q - 1))
         lanes["finished"] = lanes["finished"] | (jnp.arange(b) >= count)
-        stack = dict(cand=jnp.zeros((b, self.depth, self.m), jnp.bool_),
-                     mv=jnp.zeros((b, self.depth), jnp.int8),
-                     snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8))
+        mv = jnp.zeros((b, self.depth), jnp.int8)
+        stack = dict(cand=jnp.zeros((b, self.depth, 5), jnp.uint16),
+                     mv=mv.at[:, :n - 1].set(lanes["trick"].astype(jnp.int8)),
+                     snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
+                     acc=jnp.zeros((b, self.depth), jnp.int8),
+                     fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
+                     fP=jnp.zeros((b, self.nt + 1, 4), jnp.uint16))
         tt = dict(k0=jnp.zeros((b, self.tt_size), jnp.uint32),
                   k1=jnp.zeros((b, self.tt_size), jnp.uint32),
                   lo=jnp.zeros((b, self.tt_size), jnp.int8),
@@ -384,6 +529,8 @@ class Searcher:
             lanes = jax.tree.map(
                 lambda a, f: jnp.where(fin.reshape((-1,) + (1,) * (a.ndim - 1)), f, a),
                 lanes, fresh)
+            stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
+                fin[:, None], fresh["trick"], stack["mv"][:, :n - 1]).astype(jnp.int8))
             return lanes, stack, tt, out, nodes, nxt + jnp.sum(fin)
 
         def busy(carry):
@@ -396,13 +543,17 @@ class Searcher:
 
     @staticmethod
     def _padded(problems: Problems) -> dict[str, np.ndarray]:
-        """The problem arrays padded to a power of two, at least 256 (one compile per size
-        class)."""
+        """The problem arrays (for the device) padded to a power of two, at least 256 (one
+        compile per size class)."""
         q = len(problems)
         size = max(256, 1 << max(q - 1, 0).bit_length())
         return {f.name: np.concatenate([a := getattr(problems, f.name),
                                         np.repeat(a[:1], size - q, axis=0)])
-                for f in dataclasses.fields(problems)}
+                for f in dataclasses.fields(problems) if f.name != "move_of"}
+
+    def compile(self, problems: Problems) -> None:
+        """Compile the search for the size class of `problems`, solving none of them."""
+        jax.block_until_ready(self._run(self._padded(problems), jnp.int32(0)))
 
     def run(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
         """(result, nodes) per problem: the exact value, or 0/1 for a goal problem."""
@@ -410,19 +561,30 @@ class Searcher:
         return np.array(result[: len(problems)]), np.array(nodes[: len(problems)])
 
     def legal_at_roots(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
-        """bool[Q, M] twice: the legal moves at each problem's root (root limits included),
-        and those of them the search tries (one per rank-equivalence class)."""
-        legal, tried = self._legal_roots(self._padded(problems))
-        return np.asarray(legal)[: len(problems)], np.asarray(tried)[: len(problems)]
+        """bool[Q, M] twice (M: the game's action ids): the legal moves at each problem's
+        root (root limits included), and those of them the search tries (one per
+        rank-equivalence class)."""
+        q, m = len(problems), self.rules.num_moves
+        legal, tried = (np.asarray(w)[:q] for w in self._legal_roots(self._padded(problems)))
+        def actions(words: np.ndarray) -> np.ndarray:
+            out = np.zeros((q, m), bool)
+            for code in CODES:
+                word, bit = _word_bit(code)
+                on = ((words[:, word] >> bit) & 1).astype(bool) & (problems.move_of[:, code]
+                                                                    >= 0)
+                out[on, problems.move_of[on, code]] = True
+            return out
+        return actions(legal), actions(tried)
 
     def _roots_legal(self, p: dict[str, Array]) -> tuple[Array, Array]:
         def one(pid: Array) -> tuple[Array, Array]:
             x = self._load(p, pid)
             to_move = (x["leader"] + x["nplayed"]) % self.n
-            hand = (x["lvl"] == FREE) & (x["owner"] == to_move)
-            legal = self._legal(hand, x["nplayed"] == 0, x["led"], x["done"]) & x["root_mask"]
-            return legal, self._equivalent(legal, x["lvl"] >= 0)  # live: held or in trick
-        return jax.vmap(one)(jnp.arange(p["owner"].shape[0]))
+            h = x["H"][to_move]
+            legal = self._legal(h, x["jk"] == to_move, x["nplayed"] == 0, x["led"],
+                                x["done"]) & x["root_mask"]
+            return legal, self._equivalent(legal, h, x["P"])
+        return jax.vmap(one)(jnp.arange(p["hands"].shape[0]))
 
 
 @functools.cache

@@ -252,11 +252,19 @@ def gonin_card_moves(plain: Array, jk_mine: Array, leading: Array, led: Array,
     from the mover's non-joker cards `plain` (bool[53]), whether he holds JK, whether he
     leads, the led suit and the trick index `t` (0..9). KAN-24 follow suit, KAN-25 JK never
     in tricks 1 and 10 and forced in trick 9 (odori ban), KAN-26 a JK lead names a suit."""
-    jk_ok = jk_mine & (t >= 1) & (t <= ks.NUM_TRICKS - 2)  # KAN-25: never in tricks 1, 10
-    odori = jk_mine & (t == ks.NUM_TRICKS - 2)  # KAN-25 odori ban: JK only, in trick 9
+    jk_follow, jk_lead, odori = gonin_joker_moves(jk_mine, leading, t)
     follow = trick_kernel.follow_mask(plain, SUIT, led)  # KAN-24
     cards = jnp.where(leading, plain, follow) & ~odori
-    return cards.at[JK].set(jk_ok & ~leading), jk_ok & leading
+    return cards.at[JK].set(jk_follow), jk_lead
+
+
+def gonin_joker_moves(jk_mine: Array, leading: Array, t: Array) -> tuple[Array, Array, Array]:
+    """The joker's part of `gonin_card_moves` (KAN-25, KAN-26), for a player who holds it
+    (`jk_mine`) in trick `t` (0..9): (may play it following, may lead it naming a suit, must
+    play it: the odori ban of trick 9, no other card allowed)."""
+    jk_ok = jk_mine & (t >= 1) & (t <= ks.NUM_TRICKS - 2)  # KAN-25: never in tricks 1, 10
+    odori = jk_mine & (t == ks.NUM_TRICKS - 2)  # KAN-25 odori ban: JK only, in trick 9
+    return jk_ok & ~leading, jk_ok & leading, odori
 
 
 def gonin_joker_cards(g: dict[str, Array], loc: Array, cur: Array) -> tuple[Array, Array]:
