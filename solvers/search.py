@@ -264,8 +264,10 @@ class Searcher:
                 fold(self.h1))
 
     def _choose(self, cand: Array, leading: Array, led: Array, trump: Array, done: Array,
-                best_s: Array, partner_wins: Array, pts: Array) -> Array:
-        """Move ordering: the code of the best-scored move of `cand` (higher first)."""
+                best_s: Array, partner_wins: Array, pts: Array, friends: Array,
+                foes: Array) -> Array:
+        """Move ordering: the code of the best-scored move of `cand` (higher first).
+        `friends`, `foes`: the suit words of the mover's partners and opponents together."""
         c = cand[:4]
         base = jnp.where(SUITS == trump, 32, jnp.where(leading | (SUITS == led), 16, 0))
         hi, lo = _top(c), _ctz(c)
@@ -274,10 +276,15 @@ class Searcher:
         thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
         win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
         lo_win = _ctz(win)
-        rank = jnp.where(leading, hi, jnp.where(
+        # leading: cash a sure winner; else low towards a partner's winner; else low
+        sure = hi > jnp.maximum(_top(friends), _top(foes))
+        to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
+        lead_rank = jnp.where(sure, hi, lo)
+        lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
+        rank = jnp.where(leading, lead_rank, jnp.where(
             partner_wins, jnp.where(has_pts, lo_pts, lo),
             jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo))))
-        score = jnp.where(leading, hi + 16 * (SUITS == trump), jnp.where(
+        score = jnp.where(leading, lead_score, jnp.where(
             partner_wins, jnp.where(has_pts, 16 - lo_pts, -lo),
             jnp.where(win != 0, 64 - base - lo_win, jnp.where(has_plain, -lo_plain, -lo - 16))))
         score = jnp.where(c != 0, score, -1000)
@@ -408,8 +415,13 @@ class Searcher:
         pop_jk = jnp.where(undo_word == 4, mover, x["jk"])
         # -- not decided: try the best remaining move, then push
         partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
+        mates = x["side"] == is_or
+        def words_of(seats):
+            return jax.lax.reduce(jnp.where(seats[:, None], H, jnp.uint32(0)), jnp.uint32(0),
+                                  jax.lax.bitwise_or, (0,))
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
-                            partner_wins, P)
+                            partner_wins, P, words_of(mates & (jnp.arange(n) != to_move)),
+                            words_of(~mates))
         hint = tt["bm"][slot].astype(jnp.int32)
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
         use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
