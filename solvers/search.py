@@ -250,6 +250,19 @@ class Searcher:
         return jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
                                  jnp.minimum(wins, safe)))
 
+    def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array]:
+        """(seat, count): the holder of the highest trump and how many of his trumps are
+        above every other player's; each takes a trick whenever it is played (later tricks).
+        Count 0 without trumps."""
+        trumps = jnp.sum(jnp.where(SUITS == trump, hands, jnp.uint32(0)), axis=1,
+                         dtype=jnp.uint32)
+        seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
+        rest = jax.lax.reduce(jnp.where(jnp.arange(self.n) != seat, trumps, jnp.uint32(0)),
+                              jnp.uint32(0), jax.lax.bitwise_or, (0,))
+        count = jax.lax.population_count(
+            trumps[seat] >> jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32))
+        return seat, count.astype(jnp.int32)
+
     def _key(self, x: dict[str, Array]) -> tuple[Array, Array]:
         """The table key of a trick-boundary position: (uint32, uint32)."""
         words = jnp.concatenate([x["H"], x["P"][None]]).reshape(-1)
@@ -366,6 +379,15 @@ class Searcher:
             enter_no |= ~ours & (x["op"] + qt > x["other_max"])
             sure = jnp.maximum(sure, jnp.where(ours, qt, 0))
             lost = jnp.minimum(lost, left - jnp.where(ours, 0, qt))
+            # later tricks: top trumps in one hand; a yes from them only for value problems
+            # (the goal may need the other side still low when it is reached)
+            holder, tops = self._top_trumps(H, x["trump"])
+            tops = jnp.where(leading, tops, 0)
+            mine = x["side"][holder]
+            enter_yes |= mine & ~x["is_goal"] & (x["sp"] + tops >= x["side_min"]) & ~failed
+            enter_no |= ~mine & (x["sp"] + left - tops < x["side_min"])
+            sure = jnp.maximum(sure, jnp.where(mine & ~x["is_goal"], tops, 0))
+            lost = jnp.minimum(lost, left - jnp.where(mine, 0, tops))
         # fail-soft: a yes comes with a lower bound on the side's final total, a no with an
         # upper bound (goal searches: just need / need - 1)
         enter_bound = x["sp"] + jnp.where(enter_yes, sure, lost)
