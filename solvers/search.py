@@ -430,10 +430,11 @@ class Searcher:
         undo_word, undo_bit = _slot(undo)
         mover = (popped["leader"] + popped["nplayed"]) % n
         closed = popped["nplayed"] == n - 1  # the move undone ended a trick
-        pop_H = jnp.where(closed, stack["fH"][popped["done"]].astype(jnp.uint32), H)
+        frame_H, frame_P = stack["fH"][popped["done"]], stack["fP"][popped["done"]]
+        pop_H = jnp.where(closed, frame_H.astype(jnp.uint32), H)
         pop_H = pop_H.at[mover, undo_word & 3].set(
             pop_H[mover, undo_word & 3] | jnp.where(undo_word < 4, 1 << undo_bit, 0))
-        pop_P = jnp.where(closed, stack["fP"][popped["done"]].astype(jnp.uint32), P)
+        pop_P = jnp.where(closed, frame_P.astype(jnp.uint32), P)
         pop_jk = jnp.where(undo_word == 4, mover, x["jk"])
         # -- not decided: try the best remaining move, then push
         partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
@@ -474,19 +475,20 @@ class Searcher:
             move[None]])
         squeezed = self._squeeze(jnp.concatenate([played_H, P[None]]), codes)
         go_on = ~decided
-        keep = go_on & complete
+        # Rows at depth d (and the frame of trick `done`) are dead unless we go on, so they are
+        # written unconditionally. `never` (d < 0 is) ties each write to this step's reads of
+        # the same array, so XLA updates it in place instead of copying it every step.
+        never = d < 0
         stack = dict(
-            cand=stack["cand"].at[d].set(jnp.where(
-                go_on, cand.at[word].set(cand[word] & ~(jnp.uint32(1) << bit)),
-                stack["cand"][d]).astype(jnp.uint16)),
-            mv=stack["mv"].at[d].set(jnp.where(go_on, move, stack["mv"][d]).astype(jnp.int8)),
-            snap=stack["snap"].at[d].set(jnp.where(
-                go_on, jnp.stack([x[k] for k in SNAP]).astype(jnp.int8), stack["snap"][d])),
-            acc=stack["acc"].at[d].set(jnp.where(go_on, acc, stack["acc"][d]).astype(jnp.int8)),
-            fH=stack["fH"].at[x["done"]].set(jnp.where(
-                keep, played_H.astype(jnp.uint16), stack["fH"][x["done"]])),
-            fP=stack["fP"].at[x["done"]].set(jnp.where(
-                keep, P.astype(jnp.uint16), stack["fP"][x["done"]])),
+            cand=stack["cand"].at[d].set(
+                cand.at[word].set(cand[word] & ~(jnp.uint32(1) << bit)).astype(jnp.uint16)),
+            mv=stack["mv"].at[d].set(jnp.where(never, undo + codes[0], move).astype(jnp.int8)),
+            snap=stack["snap"].at[d].set(jnp.where(never, snap, jnp.stack(
+                [x[k] for k in SNAP])).astype(jnp.int8)),
+            acc=stack["acc"].at[d].set(acc.astype(jnp.int8)),
+            fH=stack["fH"].at[x["done"]].set(jnp.where(never, frame_H, played_H).astype(
+                jnp.uint16)),
+            fP=stack["fP"].at[x["done"]].set(jnp.where(never, frame_P, P).astype(jnp.uint16)),
         )
         pop = decided & ~at_root
         new = dict(x)
