@@ -46,10 +46,27 @@ def random_position(rules: Rules, rng: random.Random, cards_left: int) -> Positi
     return pos
 
 
+def whist_cases() -> list[Position]:
+    """Endings where a careless sure-trick count goes wrong (whist ids 13 * suit + rank, suits
+    S H D C, rank 12 = A): the leader's top spades ruffed by East (hearts trump); North's
+    K Q under partner's bare A (the partner wins and keeps the lead); the top trumps split
+    between both sides; the top two trumps in one hand (later tricks). North leads, N-S."""
+    ns = (True, False, True, False)
+    def pos(hands, trump):
+        return Position(WHIST, tuple(tuple(sorted(h)) for h in hands), trump, 0, ns,
+                        tricks_done=10)
+    return [pos([(12, 11, 10), (13, 14, 15), (0, 1, 2), (26, 27, 28)], 1),
+            pos([(11, 10, 26), (0, 15, 16), (12, 39, 40), (1, 27, 28)], -1),
+            pos([(12, 13, 14), (11, 15, 16), (0, 26, 27), (1, 28, 29)], 0),
+            pos([(26, 13, 14), (12, 11, 15), (0, 27, 39), (1, 28, 40)], 0)]
+
+
 def sample(name: str, count: int, seed: int) -> list[Position]:
     rules, rng = GAMES[name], random.Random(seed)
     n = rules.n
-    return [random_position(rules, rng, rng.randrange(1, 3 * n + 2)) for _ in range(count)]
+    cases = whist_cases() if name == "whist" else []
+    return cases + [random_position(rules, rng, rng.randrange(1, 3 * n + 2))
+                    for _ in range(count)]
 
 
 @pytest.fixture(scope="module", params=sorted(GAMES))
