@@ -2,11 +2,13 @@
 
 Throughput is counted in deals (and card plays) per CPU-second of this process (all XLA
 threads together), so a figure compares fairly with a single-threaded C++ baseline measured
-in the same run.
+in the same run. `kanjax bench` runs on one CPU by default (`--cpus`): XLA's second thread
+buys less than 2x the speed for 2x the CPU time.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -21,6 +23,11 @@ from kanjax.envs import kan_spec as ks
 from kanjax.rollout import game_key, make_rollout, play_step
 
 CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)
+
+
+def process_cpus() -> int:
+    """How many CPUs this process may run on (its affinity, where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 class Clock:
@@ -109,7 +116,8 @@ def bench(
     env = kanjax.make(game, **flags)
     rows = [bench_batch(env, b, min_seconds=min_seconds) for b in batches]
     best = max(rows, key=lambda r: r["deals_per_cpu_second"])
-    result = {"game": game, "flags": flags, "device": jax.devices()[0].platform, "rows": rows}
+    result = {"game": game, "flags": flags, "device": jax.devices()[0].platform,
+              "cpus": process_cpus(), "rows": rows}
     if baseline:
         from kanjax.baselines import openspiel_random_play
 
@@ -155,7 +163,8 @@ def format_bench_games(result: dict) -> str:
 def format_bench(result: dict) -> str:
     head = (f"{'batch':>6} {'compile s':>9} {'steps/s':>10} {'deals/s':>9} "
             f"{'deals/CPU-s':>11} {'plays/CPU-s':>11}")
-    lines = [f"kanjax bench {result['game']} on {result['device']}", head]
+    lines = [f"kanjax bench {result['game']} on {result['device']} ({result['cpus']} CPU"
+             f"{'s' if result['cpus'] > 1 else ''} for this process, XLA threads included)", head]
     for r in result["rows"]:
         lines.append(
             f"{r['batch']:>6} {r['compile_seconds']:>9.2f} {r['steps_per_second']:>10} "

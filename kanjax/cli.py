@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -47,6 +48,8 @@ def _cmd_bench(args) -> None:
     for ep in entry_points(group="kanjax.benches", name=args.game):
         return ep.load()(args)
 
+    if args.cpus and hasattr(os, "sched_setaffinity"):  # before XLA sizes its thread pool
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: args.cpus])
     batches = tuple(int(b) for b in args.batches.split(","))
     result = bench_games([args.game, *args.more_games], batches, args.seconds,
                          not args.no_baseline, **set_flags(args.set))
@@ -128,6 +131,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batches", default="1,64,1024,4096")
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
     p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")
+    p.add_argument("--cpus", type=int, default=1,
+                   help="run on this many CPUs (XLA's threads follow; 0: all). Per CPU-second, "
+                        "XLA is most efficient on one, like the one-thread baseline")
     p.add_argument("--json", action="store_true", help="print JSON only")
     p.set_defaults(fn=_cmd_bench)
 

@@ -17,6 +17,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from kanjax import prng
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
 
@@ -35,8 +36,8 @@ CHANCE = 0x7FFFFFFF  # folded into a game key to derive its chance keys
 
 def step_keys(env: Env, gkey: Array, state: State) -> tuple[Array, Array]:
     """(policy key, env step key) for the step taken from `state` (see the module doc)."""
-    pkey = jax.random.split(jax.random.fold_in(gkey, state.step_count))[0]
-    skey = jax.random.fold_in(jax.random.fold_in(gkey, CHANCE), env.chance_index(state))
+    pkey = prng.split_first(prng.fold_in(gkey, state.step_count))
+    skey = prng.fold_in(prng.fold_in(gkey, CHANCE), env.chance_index(state))
     return pkey, skey
 
 

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from kanjax.api import Array
+from kanjax.prng import threefry2x32
 
 
 def follow_mask(hand: Array, suit: Array, led: Array) -> Array:
@@ -40,30 +41,45 @@ def trick_winner(
     return jnp.argmax(jnp.where(in_trick, strength, -1), axis=-1)
 
 
-def _rotl(x: Array, d: int) -> Array:
-    return (x << jnp.uint32(d)) | (x >> jnp.uint32(32 - d))
+def pack_bits(mask: Array) -> Array:
+    """bool[n] as uint32[ceil(n / 32)] (bit b of word w: `mask[32w + b]`), elementwise: the
+    flags as bytes are bitcast four to a uint32, a multiply gathers each four into a nibble
+    (no carries) and shifts place eight nibbles in a word. Cheaper on CPU than a reduction
+    over the flags, which XLA runs as a slow windowed loop."""
+    n = mask.shape[-1]
+    num_words = -(-n // 32)
+    flags = jnp.pad(mask, (0, num_words * 32 - n)).astype(jnp.uint8)
+    quads = jax.lax.bitcast_convert_type(flags.reshape(num_words, 8, 4), jnp.uint32)
+    nibbles = (quads * jnp.uint32(0x01020408)) >> 24
+    word = nibbles[:, 0]
+    for j in range(1, 8):
+        word = word | (nibbles[:, j] << jnp.uint32(4 * j))
+    return word
+
+
+def lowest_bit(words: Array) -> Array:
+    """The index of the lowest set bit of uint32 `words` (bit b of word w: 32w + b), -1 if
+    none."""
+    at = jnp.int32(-1)
+    for w in range(words.shape[-1] - 1, -1, -1):
+        x = words[w]
+        below = jax.lax.population_count((x & (~x + jnp.uint32(1))) - jnp.uint32(1))
+        at = jnp.where(x != 0, 32 * w + below.astype(jnp.int32), at)
+    return at
 
 
 def random_words(key: Array, n: int) -> Array:
     """`n` (even) random uint32 words from `key`: Threefry-2x32 (20 rounds, as in
-    `jax.random`) of the counters 0..n-1, written out unrolled. XLA's CPU lowering of
-    `jax.random.bits` is a rolled loop whose fixed cost dominates when a step needs only a
-    few words per lane. Keys of other PRNG implementations fall back to `jax.random.bits`."""
+    `jax.random`) of the counters 0..n-1, written out unrolled (`kanjax.prng`). XLA's CPU
+    lowering of `jax.random.bits` is a rolled loop whose fixed cost dominates when a step needs
+    only a few words per lane. Keys of other PRNG implementations fall back to
+    `jax.random.bits`."""
     if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
         if jax.random.key_data(key).shape != (2,):
             return jax.random.bits(key, (n,), jnp.uint32)
         key = jax.random.key_data(key)
-    k0, k1 = key[0].astype(jnp.uint32), key[1].astype(jnp.uint32)
-    ks = (k0, k1, k0 ^ k1 ^ jnp.uint32(0x1BD11BDA))
-    rot = ((13, 15, 26, 6), (17, 29, 16, 24))
-    x0 = jnp.arange(0, n // 2, dtype=jnp.uint32) + ks[0]
-    x1 = jnp.arange(n // 2, n, dtype=jnp.uint32) + ks[1]
-    for i in range(5):
-        for r in rot[i % 2]:
-            x0 = x0 + x1
-            x1 = _rotl(x1, r) ^ x0
-        x0 = x0 + ks[(i + 1) % 3]
-        x1 = x1 + ks[(i + 2) % 3] + jnp.uint32(i + 1)
+    x0, x1 = threefry2x32(key, jnp.arange(0, n // 2, dtype=jnp.uint32),
+                          jnp.arange(n // 2, n, dtype=jnp.uint32))
     return jnp.concatenate([x0, x1])
 
 
@@ -86,7 +102,7 @@ def random_ranks(key: Array, n: int) -> tuple[Array, Array]:
     as n elementwise compare-and-adds (one fused pass; cheaper on CPU than the sorts XLA
     emits, or than an n x n compare tensor, which XLA materialises). Like any PRNG shuffle it
     is pseudo-random; positions and pair frequencies match the uniform law in tests."""
-    words = random_words(key, 6)
+    words = materialize(random_words(key, 6))
     keys = _mix32(jnp.arange(n, dtype=jnp.uint32), words[:3])
     rank = jnp.zeros(n, jnp.int32)
     for j in range(n):
@@ -97,9 +113,28 @@ def random_ranks(key: Array, n: int) -> tuple[Array, Array]:
 def materialize(x: Array) -> Array:
     """`x`, computed once. On CPU XLA inlines a value's whole elementwise computation into
     every element of every wide consumer (`jax.lax.optimization_barrier` is dropped before
-    fusion), which can multiply the work of a step many times over. Writing `x` into a fresh
-    buffer with a `dynamic_update_slice` at a data-dependent (always zero) offset makes XLA
-    (0.10, CPU) compute it once into memory. A performance hint only: the value is `x`."""
+    fusion), which can multiply the work of a step many times over. On CPU `x` passes through
+    a one-trip `while_loop` whose trip count XLA cannot prove (it depends on `x`), which makes
+    XLA (0.10) compute it once into memory; under `vmap` this costs one select over `x`, far
+    less than the scatter a `dynamic_update_slice` at a batched offset becomes. Elsewhere (a
+    device `while` waits on the host each trip) `x` is written into a fresh buffer with a
+    `dynamic_update_slice` at a data-dependent (always zero) offset. A performance hint only:
+    the value is `x`."""
+    return jax.lax.platform_dependent(x, cpu=_once_through_loop, default=_fresh_buffer)
+
+
+def _once_through_loop(x: Array) -> Array:
+    bits = jax.lax.population_count(x.reshape(-1)[0].astype(jnp.uint32))
+    zero = (bits >> 6).astype(jnp.int32)  # a popcount of 32 bits is below 64
+
+    def once(c: tuple[Array, Array]) -> tuple[Array, Array]:
+        i, y = c
+        return i + 1, jnp.where(i >= 0, y, jnp.zeros_like(y))
+
+    return jax.lax.while_loop(lambda c: c[0] < 1, once, (zero, x))[1]
+
+
+def _fresh_buffer(x: Array) -> Array:
     flat = x.reshape(-1)
     zero = (flat[0] * 0).astype(jnp.int32)
     return jax.lax.dynamic_update_slice(jnp.zeros_like(flat), flat, (zero,)).reshape(x.shape)

@@ -148,13 +148,22 @@ class Layout:
         return g
 
     def pack(self, g: dict[str, Array]) -> tuple[Array, Array]:
-        """(`_h`, `_w`) from a full dict of slots (unbatched)."""
-
-        def cat(slots, dtype):
-            parts = [jnp.asarray(g[k]).astype(dtype).reshape(-1) for k in slots]
-            return jnp.concatenate(parts)
-
-        return cat(self.head, jnp.int8), cat(self.wide, jnp.int32)
+        """(`_h`, `_w`) from a full dict of slots (unbatched). The int8 header is assembled
+        four slots to a 32-bit word (shifts and ors, one fused pass) and bitcast: XLA's
+        concatenate of dozens of scalars is an unfused strided copy per scalar on CPU."""
+        parts = [jnp.asarray(g[k]).astype(jnp.uint32).reshape(-1) for k in self.head]
+        flat = [x[i] for x in parts for i in range(x.shape[0])]
+        flat += [jnp.uint32(0)] * (-len(flat) % 4)
+        words = []
+        for i in range(0, len(flat), 4):
+            word = flat[i] & 0xFF
+            for j in range(1, 4):
+                word = word | ((flat[i + j] & 0xFF) << (8 * j))
+            words.append(word)
+        h = jax.lax.bitcast_convert_type(jnp.stack(words), jnp.int8).reshape(-1)
+        w = jnp.concatenate([jnp.asarray(g[k]).astype(jnp.int32).reshape(-1)
+                             for k in self.wide])
+        return h[: self.head_size], w
 
 
 OBS_COMMON = (
@@ -206,11 +215,9 @@ def _round_trump(rnd: Array, n_rounds: int) -> Array:
 
 def _kth_card(hand: Array, k: Array) -> Array:
     """The id of the card with `k` smaller cards in `hand` (bool[53]), -1 if k < 0: the hand
-    as two 32-bit words, then a binary search with popcounts (scalar work; a prefix sum over
-    the cards would be a slow pass on CPU)."""
-    weights = (jnp.uint32(1) << jnp.asarray(CARD_IDS % 32, jnp.uint32))
-    words = jnp.stack([jnp.sum(jnp.where(hand & (CARD_IDS < 32), weights, 0), dtype=jnp.uint32),
-                       jnp.sum(jnp.where(hand & (CARD_IDS >= 32), weights, 0), dtype=jnp.uint32)])
+    as two 32-bit words (`pack_bits`), then a binary search with popcounts (scalar work; a
+    prefix sum over the cards would be a slow pass on CPU)."""
+    words = trick_kernel.pack_bits(hand)
     low = jax.lax.population_count(words[0]).astype(jnp.int32)
     in_low = k < low
     word = jnp.where(in_low, words[0], words[1])
@@ -224,8 +231,8 @@ def _kth_card(hand: Array, k: Array) -> Array:
 
 
 def _card_with(rank: Array, e: Array) -> Array:
-    """The card id at place `e` of the shuffled deck."""
-    return jnp.max(jnp.where(rank == e, CARD_IDS, -1))
+    """The card id at place `e` of the shuffled deck (-1 if none)."""
+    return trick_kernel.lowest_bit(trick_kernel.pack_bits(rank == e))
 
 
 def _spread(values: Array, present: np.ndarray, fill: int = -1) -> Array:
@@ -367,8 +374,8 @@ class KanEnv(Env):
         rank = _spread(ranks, self.deck)
         slot = sum((rank >= ks.HAND_SIZE * q).astype(jnp.int32) for q in range(1, self.active))
         loc = jnp.full(NC, -1)
-        for q in range(self.active):
-            loc = jnp.where(self.deck & (slot == q), _at_pos(pos, q), loc)
+        for p in range(self.num_players):  # hand `slot` goes to the player at that position
+            loc = jnp.where(self.deck & (slot == pos[p]), p, loc)
         return loc, rank, spare
 
     def _begin_deal(
@@ -538,6 +545,8 @@ class KanEnv(Env):
         n = self.num_players
         players = jnp.arange(n)
         deal = g["deal"]
+        # Computed once: XLA would otherwise inline the whole trick play into every slot.
+        outcome = trick_kernel.materialize(outcome)
         ended = outcome >= 0
         o = jnp.clip(outcome, 0, ks.NUM_OUTCOMES - 1)
         void = outcome == ks.SHIPPO_VOID
