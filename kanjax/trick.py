@@ -57,14 +57,19 @@ def pack_bits(mask: Array) -> Array:
     return word
 
 
+def trailing_zeros(x: Array) -> Array:
+    """The index of the lowest set bit of each uint32 of `x` (32 where none), int32."""
+    return jax.lax.population_count((x & (~x + jnp.uint32(1))) - jnp.uint32(1)).astype(
+        jnp.int32)
+
+
 def lowest_bit(words: Array) -> Array:
     """The index of the lowest set bit of uint32 `words` (bit b of word w: 32w + b), -1 if
     none."""
     at = jnp.int32(-1)
     for w in range(words.shape[-1] - 1, -1, -1):
         x = words[w]
-        below = jax.lax.population_count((x & (~x + jnp.uint32(1))) - jnp.uint32(1))
-        at = jnp.where(x != 0, 32 * w + below.astype(jnp.int32), at)
+        at = jnp.where(x != 0, 32 * w + trailing_zeros(x), at)
     return at
 
 

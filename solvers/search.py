@@ -157,15 +157,15 @@ def _fmix(x: Array) -> Array:
     return x ^ (x >> 16)
 
 
-def _ctz(w: Array) -> Array:
-    """Index of the lowest set bit (32 for 0)."""
-    return jax.lax.population_count((w & (~w + jnp.uint32(1))) - jnp.uint32(1)).astype(
-        jnp.int32)
-
-
 def _top(w: Array) -> Array:
     """Index of the highest set bit (-1 for 0)."""
     return 31 - jax.lax.clz(w).astype(jnp.int32)
+
+
+def _words_of(hands: Array, seats: Array) -> Array:
+    """The suit words (uint32[4]) of the seats `seats` (bool[n]) together."""
+    return jax.lax.reduce(jnp.where(seats[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
+                          jax.lax.bitwise_or, (0,))
 
 
 class Searcher:
@@ -239,8 +239,7 @@ class Searcher:
         suit; in a side suit of a trump game only as many rounds as every other player who
         holds a trump can follow."""
         others = jnp.arange(self.n) != leader
-        rest = jax.lax.reduce(jnp.where(others[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
-                              jax.lax.bitwise_or, (0,))
+        rest = _words_of(hands, others)
         mine = hands[leader]
         wins = jax.lax.population_count(
             mine >> jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)).astype(jnp.int32)
@@ -283,12 +282,13 @@ class Searcher:
         `friends`, `foes`: the suit words of the mover's partners and opponents together."""
         c = cand[:4]
         base = jnp.where(SUITS == trump, 32, jnp.where(leading | (SUITS == led), 16, 0))
-        hi, lo = _top(c), _ctz(c)
-        lo_pts, lo_plain = _ctz(c & pts), _ctz(c & ~pts)
+        hi, lo = _top(c), trick_kernel.trailing_zeros(c)
+        lo_pts = trick_kernel.trailing_zeros(c & pts)
+        lo_plain = trick_kernel.trailing_zeros(c & ~pts)
         has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
         thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
         win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
-        lo_win = _ctz(win)
+        lo_win = trick_kernel.trailing_zeros(win)
         # leading: cash a sure winner; else low towards a partner's winner; else low
         sure = hi > jnp.maximum(_top(friends), _top(foes))
         to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
@@ -338,7 +338,7 @@ class Searcher:
         t = (lo + hi + 1) // 2
         return dict(
             pid=pid, H=p["hands"][pid].astype(jnp.uint32), P=pts, jk=sc["jk"],
-            trump=trump, side=p["side"][pid], root_mask=p["root"][pid], trick=trick,
+            trump=trump, side=p["side"][pid], root_mask=p["root"][pid],
             is_goal=is_goal, root=nplayed, d=nplayed, mode=jnp.int32(ENTER),
             child=jnp.bool_(False), bound=jnp.int32(0), lo=lo, hi=hi, total=total,
             side_min=jnp.where(is_goal, goal[0], t),
@@ -439,12 +439,9 @@ class Searcher:
         # -- not decided: try the best remaining move, then push
         partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
         mates = x["side"] == is_or
-        def words_of(seats):
-            return jax.lax.reduce(jnp.where(seats[:, None], H, jnp.uint32(0)), jnp.uint32(0),
-                                  jax.lax.bitwise_or, (0,))
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
-                            partner_wins, P, words_of(mates & (jnp.arange(n) != to_move)),
-                            words_of(~mates))
+                            partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
+                            _words_of(H, ~mates))
         hint = tt["bm"][slot].astype(jnp.int32)
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
         use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
@@ -533,7 +530,7 @@ class Searcher:
         lanes["finished"] = lanes["finished"] | (jnp.arange(b) >= count)
         mv = jnp.zeros((b, self.depth), jnp.int8)
         stack = dict(cand=jnp.zeros((b, self.depth, 5), jnp.uint16),
-                     mv=mv.at[:, :n - 1].set(lanes["trick"].astype(jnp.int8)),
+                     mv=mv.at[:, :n - 1].set(p["trick"][jnp.minimum(jnp.arange(b), q - 1)]),
                      snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
                      acc=jnp.zeros((b, self.depth), jnp.int8),
                      fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
@@ -566,7 +563,7 @@ class Searcher:
                 lambda a, f: jnp.where(fin.reshape((-1,) + (1,) * (a.ndim - 1)), f, a),
                 lanes, fresh)
             stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
-                fin[:, None], fresh["trick"], stack["mv"][:, :n - 1]).astype(jnp.int8))
+                fin[:, None], p["trick"][jnp.minimum(new_pid, q - 1)], stack["mv"][:, :n - 1]))
             return lanes, stack, tt, out, nodes, nxt + jnp.sum(fin)
 
         def busy(carry):
