@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import jax
@@ -22,6 +23,30 @@ Array = jax.Array
 def tree_where(pred: Array, on_true: Any, on_false: Any) -> Any:
     """Leaf-wise `jnp.where(pred, a, b)` over two pytrees of the same structure."""
     return jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
+
+
+def update_lanes(pred: Array, fn: Callable[..., Any], state: Any, extra: Any, size: int) -> Any:
+    """`tree_where(pred, vmap(fn)(state, extra), state)` over a batch (leading axis B),
+    computing `fn` only for the lanes where `pred` (bool[B]): `size` of them at a time.
+
+    Fixed shapes: the selected lanes' indices (`jnp.nonzero` with a static size, padded with
+    the out-of-range index B) are gathered, `fn` runs on `size` lanes and the results are
+    scattered back (the padding's dropped), in a `while_loop` that makes ceil(count / size)
+    trips: none when no lane needs it. Worth it when `fn` is costly and few lanes need it."""
+    b = pred.shape[0]
+    size = min(size, b)
+    order = jnp.nonzero(pred, size=b + size, fill_value=b)[0]
+    count = jnp.sum(pred, dtype=jnp.int32)
+
+    def chunk(carry: tuple[Array, Any]) -> tuple[Array, Any]:
+        i, out = carry
+        idx = jax.lax.dynamic_slice(order, (i * size,), (size,))
+        lanes = jax.tree.map(lambda x: jnp.take(x, idx, axis=0, mode="clip"), (state, extra))
+        done = jax.vmap(fn)(*lanes)
+        out = jax.tree.map(lambda x, y: x.at[idx].set(y, mode="drop"), out, done)
+        return i + 1, out
+
+    return jax.lax.while_loop(lambda c: c[0] * size < count, chunk, (jnp.int32(0), state))[1]
 
 
 def register_state(cls: type) -> type:
@@ -87,6 +112,19 @@ class Env(abc.ABC):
                     f"{self.name}.step needs a PRNG key: new deals are shuffled inside step"
                 )
             key = jax.random.PRNGKey(0)
+        return self._template(state, action, key)[0]
+
+    def step_batch(self, states: State, actions: Array, keys: Array) -> State:
+        """`step` over a batch (leading axis B of `states`, `actions`, `keys`): exactly
+        `jax.vmap(self.step)(states, actions, keys)`, bit for bit. A game may override it
+        with a faster batched form (Kan deals new cards only in the lanes that need them)."""
+        return jax.vmap(self.step)(states, actions, keys)
+
+    def _template(self, state: State, action: Array, key: Array | None) -> tuple[State, Array]:
+        """The shared step template around the game's `_step` (which gets `key`): terminal
+        states stay put, an illegal action forfeits, the step bound truncates. Returns the
+        next state and whether it is the game's own step (the action legal, the match not
+        over)."""
         action = jnp.asarray(action, jnp.int32)
         in_range = (action >= 0) & (action < self.num_actions)
         legal = in_range & state.legal_action_mask[jnp.clip(action, 0, self.num_actions - 1)]
@@ -98,10 +136,15 @@ class Env(abc.ABC):
             moved.step_count >= self.max_steps)))
         nxt = tree_where(legal, moved, self._forfeit(state))
         nxt = tree_where(done, state.replace(rewards=jnp.zeros_like(state.rewards)), nxt)
-        end = nxt.terminated | nxt.truncated
-        return nxt.replace(
-            legal_action_mask=nxt.legal_action_mask | end,
-            current_player=jnp.where(end, jnp.int8(-1), nxt.current_player).astype(jnp.int8),
+        return self._seal(nxt), legal & ~done
+
+    @staticmethod
+    def _seal(state: State) -> State:
+        """At a terminal (or truncated) state: the all-True legal mask and no player."""
+        end = state.terminated | state.truncated
+        return state.replace(
+            legal_action_mask=state.legal_action_mask | end,
+            current_player=jnp.where(end, jnp.int8(-1), state.current_player).astype(jnp.int8),
         )
 
     def observe(self, state: State, player: Array) -> Array:

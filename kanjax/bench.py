@@ -20,7 +20,7 @@ import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
-from kanjax.rollout import game_key, make_rollout, play_step
+from kanjax.rollout import game_key, make_rollout, play_batch
 
 CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)
 
@@ -44,28 +44,30 @@ class Clock:
 
 def _scan_fn(env: Env, steps: int) -> Callable:
     """A jitted `(states, gkeys, epoch) -> (states, deals, plays)`: restart finished games, then
-    play `steps` random steps in every game, counting finished deals and card plays."""
-    seating = jnp.zeros((env.num_players,), jnp.int32)
+    play `steps` random steps in every game (a scan over batched steps, `play_batch`),
+    counting finished deals and card plays per game."""
 
-    def one(state, gkey, epoch):
-        fresh = env.init(jax.random.fold_in(gkey, epoch))
-        state = jax.tree.map(
-            lambda a, b: jnp.where(state.terminated | state.truncated, a, b), fresh, state
-        )
+    def run(states, gkeys, epoch):
+        fresh = jax.vmap(env.init)(jax.vmap(lambda k: jax.random.fold_in(k, epoch))(gkeys))
+        over = states.terminated | states.truncated
+        states = jax.tree.map(lambda a, b: jnp.where(
+            over.reshape(over.shape + (1,) * (a.ndim - 1)), a, b), fresh, states)
+        seating = jnp.zeros((gkeys.shape[0], env.num_players), jnp.int32)
 
         def body(carry, _):
             s, deals, plays = carry
-            nxt, action = play_step(env, (uniform_random,), s, gkey, seating)
+            nxt, action = play_batch(env, (uniform_random,), s, gkeys, seating)
             moved = ~(s.terminated | s.truncated)
             played = moved & (action < CARD_ACTIONS)
             return (nxt, deals + (env.deal_done(nxt) & moved), plays + played), None
 
-        (state, deals, plays), _ = jax.lax.scan(
-            body, (state, jnp.int32(0), jnp.int32(0)), None, length=steps
+        zeros = jnp.zeros(gkeys.shape[0], jnp.int32)
+        (states, deals, plays), _ = jax.lax.scan(
+            body, (states, zeros, zeros), None, length=steps
         )
-        return state, deals, plays
+        return states, deals, plays
 
-    return jax.jit(jax.vmap(one, in_axes=(0, 0, None)))
+    return jax.jit(run)
 
 
 def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0) -> dict:

@@ -1,4 +1,5 @@
-"""Batched whole-match play inside one jitted `lax.while_loop`.
+"""Batched whole-match play inside one jitted `lax.while_loop` (each trip one batched step,
+`play_batch`: the policies under `vmap`, then `env.step_batch`).
 
 Key convention (records, replays and duplicate tournaments rely on it): game `g` of a batch
 started from `key` uses `game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its
@@ -52,6 +53,22 @@ class Rollout:
     stats: Any  # the summed `stats_fn` values (None when not asked for)
 
 
+def choose(
+    env: Env,
+    policies: Sequence[Policy],
+    state: State,
+    gkey: Array,
+    seating: Array,
+) -> tuple[Array, Array]:
+    """The action of the policy seated for the current player of one game, and the env's
+    step key. `seating[p]` is the index in `policies` of the policy playing player p."""
+    pkey, skey = step_keys(env, gkey, state)
+    player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
+    obs = env.observe(state, player)
+    actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])
+    return actions[seating[player]], skey
+
+
 def play_step(
     env: Env,
     policies: Sequence[Policy],
@@ -64,12 +81,22 @@ def play_step(
 
     `seating[p]` is the index in `policies` of the policy playing player p.
     """
-    pkey, skey = step_keys(env, gkey, state)
-    player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
-    obs = env.observe(state, player)
-    actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])
-    action = actions[seating[player]]
+    action, skey = choose(env, policies, state, gkey, seating)
     return env.step(state, action, skey), action
+
+
+def play_batch(
+    env: Env,
+    policies: Sequence[Policy],
+    states: State,
+    gkeys: Array,
+    seating: Array,
+) -> tuple[State, Array]:
+    """`play_step` over a batch (leading axis B; `seating` int32[B, num_players]), the
+    same results, stepped with `env.step_batch`."""
+    actions, skeys = jax.vmap(lambda s, k, st: choose(env, policies, s, k, st))(
+        states, gkeys, seating)
+    return env.step_batch(states, actions, skeys), actions
 
 
 def make_rollout(
@@ -89,9 +116,6 @@ def make_rollout(
     policies = tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 
-    def one_step(state, gkey, seating):
-        return play_step(env, policies, state, gkey, seating)[0]
-
     def run(key: Array, seating: Array) -> Rollout:
         batch = seating.shape[0]
         gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
@@ -108,7 +132,7 @@ def make_rollout(
 
         def body(carry):
             state, returns, stats, t = carry
-            nxt = jax.vmap(one_step)(state, gkeys, seating)
+            nxt = play_batch(env, policies, state, gkeys, seating)[0]
             if stats_fn is not None:
                 add = jax.vmap(stats_fn)(state, nxt)
                 stats = jax.tree.map(lambda s, a: s + a.sum(0), stats, add)

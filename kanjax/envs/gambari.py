@@ -60,7 +60,7 @@ class GambariKanEnv(KanEnv):
             ks.PASS_BID: ((ph == BID) & ~forced, 1),
         })
 
-    def _step(self, s: KanState, action: Array, key: Array) -> KanState:
+    def _step(self, s: KanState, action: Array, key: Array | None) -> KanState:
         g = self.layout.unpack(s)
         new = dict(g)
         a = action.astype(jnp.int32)

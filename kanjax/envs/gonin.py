@@ -125,7 +125,7 @@ class GoninKanEnv(KanEnv):
             ks.SHIPPO_CALL: (ph == SHIPPO, 2),  # 221, 222
         })
 
-    def _step(self, s: KanState, action: Array, key: Array) -> KanState:
+    def _step(self, s: KanState, action: Array, key: Array | None) -> KanState:
         n = self.num_players
         players = jnp.arange(n)
         g = self.layout.unpack(s)

@@ -15,9 +15,10 @@ Conventions (shared with the plain-Python references):
 
 The step is branch-free: every phase's update is computed and selected with `jnp.where` on
 the phase, so `jit(vmap(step))` runs one fixed kernel; the trick winner and points are kept
-as running values (no per-card reductions in a play step). The next deal is shuffled in
-every step (it is selected only where a deal ended): `kanjax.trick.random_ranks` ranks the
-deck's distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
+as running values (no per-card reductions in a play step). `step` shuffles the next deal in
+every step (it is selected only where a deal ended); `step_batch` (the same results) deals
+only in the lanes that ended a deal, a few lanes at a time. `kanjax.trick.random_ranks` ranks
+the deck's distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
 
 State (`KanState`): three dense arrays besides the common fields.
 
@@ -66,7 +67,7 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, common_summary, register_state
+from kanjax.api import Array, Env, State, common_summary, register_state, update_lanes
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan_scoring import deal_tables
 
@@ -537,11 +538,11 @@ class KanEnv(Env):
         """Changes between a won deal 1 and deal 2 (Yonin's seat change, KAN-55)."""
 
     def _settle(self, s: KanState, g: dict[str, Array], new: dict[str, Array], loc: Array,
-                cur: Array, outcome: Array, key: Array) -> KanState:
+                cur: Array, outcome: Array, key: Array | None) -> KanState:
         """The end of the step: where `outcome` >= 0 the deal ended: score it (KAN-40..44,
         KAN-61, KAN-68), end the round (KAN-14; rewards), pass the deal (KAN-15), end the
-        match (KAN-9) or deal the next deal from `key`. Otherwise the state is `new`, `loc`,
-        player `cur`."""
+        match (KAN-9) or deal the next deal from `key` (`key` None: not yet, `_dealt` deals
+        it; `step_batch`). Otherwise the state is `new`, `loc`, player `cur`."""
         n = self.num_players
         players = jnp.arange(n)
         deal = g["deal"]
@@ -579,16 +580,37 @@ class KanEnv(Env):
             last_pm=jnp.where(ended, new["pm"], g["last_pm"]),
         )
         self._between_deals(new, ended & (deal == 1) & kwin & ~round_over)
-        # a new deal (next deal, next round or redeal) is dealt in this step
+        if key is not None:  # a new deal (next deal, next round or redeal) in this step
+            new, loc, cur = self._deal_where(ended & ~terminated, new, loc, cur, key)
+        return self._finish(s, new, loc, cur, rewards=rewards.astype(jnp.float32),
+                            terminated=terminated)
+
+    def _deal_where(self, do: Array, g: dict[str, Array], loc: Array, cur: Array,
+                    key: Array) -> tuple[dict[str, Array], Array, Array]:
+        """Where `do`: the next deal of the match at slots `g` (round, deal, dealer, seats),
+        shuffled from `key` (KAN-8), and one more deal dealt (the chance index). Returns
+        (slots, loc, current player); elsewhere `g`, `loc`, `cur`."""
         fresh, fresh_loc, fresh_cur = self._begin_deal(
-            dict(new), *self._shuffle(key, new["seat_of"], new["dealer"]))
-        deal_now = ended & ~terminated
-        new = {k: jnp.where(deal_now, fresh[k], v) for k, v in new.items()}
-        new["dealt"] = g["dealt"] + deal_now
-        return self._finish(
-            s, new, jnp.where(deal_now, fresh_loc, loc), jnp.where(deal_now, fresh_cur, cur),
-            rewards=rewards.astype(jnp.float32), terminated=terminated,
-        )
+            dict(g), *self._shuffle(key, g["seat_of"], g["dealer"]))
+        new = {k: jnp.where(do, fresh[k], v) for k, v in g.items()}
+        new["dealt"] = g["dealt"] + do
+        return new, jnp.where(do, fresh_loc, loc), jnp.where(do, fresh_cur, cur)
+
+    def _dealt(self, s: KanState, key: Array) -> KanState:
+        """`s`, a state whose last step ended a deal but did not deal the next one (`_step`
+        with no key), with that deal dealt from `key` as `step` would have (`_deal_where`)."""
+        g, loc, cur = self._deal_where(jnp.bool_(True), self.layout.unpack(s),
+                                       s._loc.astype(jnp.int32), s.current_player, key)
+        return self._seal(self._finish(s, g, loc, cur))
+
+    def step_batch(self, states: KanState, actions: Array, keys: Array) -> KanState:
+        """`jax.vmap(self.step)`, bit for bit, with the next deal shuffled and dealt (KAN-8)
+        only in the lanes whose step ended a deal (about one in 50): the batch steps without
+        dealing (`_step` with no key), then `update_lanes` deals in those lanes,
+        max(8, B // 16) at a time."""
+        nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
+        need = own & self._deal_done(nxt) & ~nxt.terminated
+        return update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
 
     def chance_index(self, state: KanState) -> Array:
         """Deals dealt so far after the first: the next deal's chance index."""

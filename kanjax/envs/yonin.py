@@ -135,7 +135,7 @@ class YoninKanEnv(KanEnv):
                        is_jk: Array, trick: Array) -> Array:
         return yonin_trick_strength(suit, rank, led, trump, is_jk, trick)
 
-    def _step(self, s: KanState, action: Array, key: Array) -> KanState:
+    def _step(self, s: KanState, action: Array, key: Array | None) -> KanState:
         g = self.layout.unpack(s)
         new = dict(g)
         a = action.astype(jnp.int32)

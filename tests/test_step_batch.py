@@ -1,0 +1,66 @@
+"""`env.step_batch` is `jax.vmap(env.step)`, bit for bit (Kan deals only in the lanes that
+need a new deal, `KanEnv.step_batch`; other games use the default)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import kanjax
+from kanjax.api import Env
+from kanjax.bots import uniform_random
+from kanjax.rollout import choose, game_key
+
+# Exact integer semantics at any optimisation level; the cheap one halves the compile time.
+QUICK_COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+SAME = 12  # lanes 0..SAME-1 play the same game: they end their deals in the same steps
+BATCH = 24  # step_batch deals max(8, 24 // 16) = 8 lanes at a time: SAME lanes need 2 trips
+
+
+def trajectories(env: Env, steps: int, batch: int = BATCH):
+    """A jitted scan of `steps` random steps from `batch` fresh games stepped with
+    `vmap(env.step)`; per step: the number of lanes and fields where `step_batch` differs,
+    and how many lanes ended a deal."""
+    key = jax.random.PRNGKey(7)
+    lanes = jnp.where(jnp.arange(batch) < SAME, 0, jnp.arange(batch))
+    gkeys = jax.vmap(lambda g: game_key(key, g))(lanes)
+    seating = jnp.zeros((batch, env.num_players), jnp.int32)
+
+    def body(states, _):
+        actions, skeys = jax.vmap(lambda s, k, st: choose(env, (uniform_random,), s, k, st))(
+            states, gkeys, seating)
+        ref = jax.vmap(env.step)(states, actions, skeys)
+        got = env.step_batch(states, actions, skeys)
+        diff = sum(jnp.sum(jnp.any((a != b).reshape(batch, -1), axis=1))
+                   for a, b in zip(jax.tree.leaves(ref), jax.tree.leaves(got), strict=True))
+        moved = ~(states.terminated | states.truncated)
+        dealt = jnp.sum(env.deal_done(ref) & moved & ~ref.terminated)
+        return ref, (diff, dealt)
+
+    run = jax.jit(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None, length=steps))
+    final, (diff, dealt) = run.lower().compile(compiler_options=QUICK_COMPILE)()
+    return final, np.asarray(diff), np.asarray(dealt)
+
+
+@pytest.mark.parametrize("game, flags, steps", [
+    ("gonin_kan", {"n_rounds": 4}, 400),
+    ("gonin_kan", {"players": 6, "n_rounds": 2, "shippo_jo": True}, 300),
+    ("yonin_kan", {"n_rounds": 3}, 300),
+    ("gambari_kan", {"n_rounds": 4}, 150),
+])
+def test_kan_step_batch_is_vmap_step(game, flags, steps):
+    """KAN-8 deals from the step key: the same deals, states and masks in every lane, also
+    when more lanes end a deal than one trip deals (the SAME lanes)."""
+    env = kanjax.make(game, **flags)
+    final, diff, dealt = trajectories(env, steps)
+    assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
+    assert dealt.sum() > BATCH  # deals ended in the trajectories ...
+    assert (dealt > 8).any()  # ... and some steps needed more than one trip
+    assert np.asarray(final.terminated).any()  # matches ended; their lanes stay put
+
+
+def test_whist_step_batch_is_vmap_step():
+    env = kanjax.make("whist")
+    assert type(env).step_batch is Env.step_batch
+    _, diff, _ = trajectories(env, 60, batch=16)
+    assert diff.sum() == 0
