@@ -53,6 +53,7 @@ from solvers.position import JK, LEAD_JK, Position, Rules
 JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + relative rank
 CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
+NO_BUDGET = 2**31 - 1  # node budget per problem: none
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
 # points, side total, other total, tricks done
@@ -184,7 +185,7 @@ class Searcher:
         self.quick = rules.joker == "none" and rules.trick_value == 1 and not any(rules.points)
         words = 2 * (rules.n + 1) + 1
         self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
-        self._run = jax.jit(self._solve_all)
+        self._run = jax.jit(self.solve_all)
         self._legal_roots = jax.jit(self._roots_legal)
 
     # ---- the rules kernel on suit words, per lane -------------------------------------------
@@ -521,8 +522,10 @@ class Searcher:
         )
 
     # ---- the batch ------------------------------------------------------------------------------
-    def _solve_all(self, p: dict[str, Array], count: Array) -> tuple[Array, Array]:
-        """Solve problems 0..count-1 of the (padded) batch `p`."""
+    def solve_all(self, p: dict[str, Array], count: Array,
+                   budget: Array = NO_BUDGET) -> tuple[Array, Array]:
+        """Solve problems 0..count-1 of the (padded) batch `p`; a problem still open after
+        `budget` nodes (checked every `refill_every` steps) is given up: result -1."""
         q, b, n = p["hands"].shape[0], self.lanes, self.n
         load = jax.vmap(self._load, in_axes=(None, 0))
         step = jax.vmap(self._step)
@@ -549,7 +552,9 @@ class Searcher:
             def one(_, c):
                 return step(*c)
             lanes, stack, tt = jax.lax.fori_loop(0, self.refill_every, one, (lanes, stack, tt))
-            fin = lanes["finished"]
+            over = ~lanes["finished"] & (lanes["nodes"] >= budget)
+            lanes["result"] = jnp.where(over, -1, lanes["result"])
+            fin = lanes["finished"] | over
             real = lanes["pid"] < count
             where = jnp.where(fin & real, lanes["pid"], q)
             out = out.at[where].set(jnp.where(fin & real, lanes["result"], -1))
@@ -586,11 +591,14 @@ class Searcher:
 
     def compile(self, problems: Problems) -> None:
         """Compile the search for the size class of `problems`, solving none of them."""
-        jax.block_until_ready(self._run(self._padded(problems), jnp.int32(0)))
+        jax.block_until_ready(self._run(self._padded(problems), jnp.int32(0),
+                                        jnp.int32(NO_BUDGET)))
 
-    def run(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
-        """(result, nodes) per problem: the exact value, or 0/1 for a goal problem."""
-        result, nodes = self._run(self._padded(problems), jnp.int32(len(problems)))
+    def run(self, problems: Problems, budget: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(result, nodes) per problem: the exact value, or 0/1 for a goal problem; -1 for a
+        problem given up after `budget` nodes (default: no limit)."""
+        result, nodes = self._run(self._padded(problems), jnp.int32(len(problems)),
+                                  jnp.int32(NO_BUDGET if budget is None else budget))
         return np.array(result[: len(problems)]), np.array(nodes[: len(problems)])
 
     def legal_at_roots(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:

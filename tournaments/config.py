@@ -13,8 +13,10 @@
     n_rounds = 2
 
     [bots.random]               # name -> spec
-    kind = "random"             # random | heuristic | python ("module:Class") | external
+    kind = "random"             # random | heuristic | pimc | python ("module:Class") | external
     version = "1"
+    # pimc (Gonin Kan, solvers.pimc): samples = 16 layouts a move, budget = 5000 search
+    # nodes a problem, max_cards = 6 (searches from 6 cards in hand on)
 
     [ab]                        # only for format = "ab"
     candidate = "heuristic"
@@ -49,10 +51,12 @@ FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
 BOT_KINDS = {
     "random": (),
     "heuristic": (),
+    "pimc": (),  # solvers.pimc: sampled layouts solved by the batched double-dummy search
     "python": ("target",),  # "module:Class", an object with act(observation, legal_actions)
     "external": ("command",),  # an engine process speaking the line protocol
 }
-BOT_KEYS = {"kind", "version", "target", "command", "time_limit"}
+PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
+BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
@@ -70,6 +74,9 @@ class BotSpec:
     target: str = ""
     command: str = ""
     time_limit: float = 10.0  # seconds per move for Python and external bots
+    samples: int = PIMC_KEYS["samples"]  # pimc: hidden-hand layouts a decision
+    budget: int = PIMC_KEYS["budget"]  # pimc: search nodes a problem
+    max_cards: int = PIMC_KEYS["max_cards"]  # pimc: searches with at most this many cards
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,6 +175,10 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise where.error(f"must be an integer >= 0, got {seed!r}", "tournament", "seed")
     bots = _parse_bots(where, raw.get("bots", {}))
+    for b in bots:
+        if b.kind == "pimc" and game != "gonin_kan":
+            raise where.error(f"pimc bots play gonin_kan only, not {game!r}", f"bots.{b.name}",
+                              "kind")
     names = [b.name for b in bots]
     ab = dict(raw.get("ab", {}))
     if fmt == "ab":
@@ -217,9 +228,14 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
         if not isinstance(limit, int | float) or isinstance(limit, bool) or limit <= 0:
             raise where.error(f"must be a positive number of seconds, got {limit!r}",
                               section, "time_limit")
+        for key in PIMC_KEYS.keys() & spec.keys():
+            if kind != "pimc":
+                raise where.error(f"only pimc bots take {key}", section, key)
+            _positive_int(where, section, key, spec[key])
         bots.append(BotSpec(name=name, kind=kind, version=str(spec.get("version", "1")),
                             target=spec.get("target", ""), command=spec.get("command", ""),
-                            time_limit=float(limit)))
+                            time_limit=float(limit),
+                            **{k: spec.get(k, d) for k, d in PIMC_KEYS.items()}))
     return tuple(bots)
 
 

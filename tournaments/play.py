@@ -25,6 +25,19 @@ from tournaments.plan import PlannedGame
 
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
+_PIMC: dict[tuple, object] = {}  # PIMC bots by (game, flags, settings)
+
+
+def pimc_bot(spec: BotSpec, env, flags: dict):
+    """The (shared) `solvers.pimc.Pimc` of a pimc bot spec."""
+    key = (env.name, json.dumps(flags, sort_keys=True), spec.samples, spec.budget,
+           spec.max_cards)
+    if key not in _PIMC:
+        from solvers.pimc import Pimc
+
+        _PIMC[key] = Pimc(env, samples=spec.samples, budget=spec.budget,
+                          max_cards=spec.max_cards)
+    return _PIMC[key]
 
 
 def jax_policy(spec: BotSpec, env) -> Policy:
@@ -42,9 +55,10 @@ class ChunkPlayer:
     """Plays chunks of games of one tournament config (compiled once).
 
     With JAX bots only, a chunk is one jitted call: a `while_loop` of batched steps. With
-    Python or external bots (`tournaments.bots`) the batched step is jitted and the loop runs
-    on the host, asking those bots for their moves; a bot that fails a move forfeits the game
-    (the env's illegal-action path) and the reason is recorded."""
+    Python or external bots (`tournaments.bots`) or PIMC bots the batched step is jitted and
+    the loop runs on the host, asking those bots for their moves (a PIMC bot decides every
+    game where it is to move in one batched search); a bot that fails a move forfeits the
+    game (the env's illegal-action path) and the reason is recorded."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
         from tournaments.bots import host_bot
@@ -52,14 +66,17 @@ class ChunkPlayer:
         self.cfg = cfg
         self.env = env = kanjax.make(cfg.game, **cfg.flags)
         self.host = {i: host_bot(b) for i, b in enumerate(cfg.bots) if b.kind in HOST_KINDS}
-        policies = tuple(uniform_random if i in self.host else jax_policy(b, env)
-                         for i, b in enumerate(cfg.bots))
+        self.pimc = {i: pimc_bot(b, env, cfg.flags) for i, b in enumerate(cfg.bots)
+                     if b.kind == "pimc"}
+        policies = tuple(uniform_random if i in self.host or i in self.pimc
+                         else jax_policy(b, env) for i, b in enumerate(cfg.bots))
         self.max_deals = cfg.flags.get("n_rounds", 10) * 3 * (4 if env.config.shippo_jo else 1)
         self.config_hash = cfg.config_hash()
         self._policies = policies
         # Players of the same game, flags and bot kinds share compiled functions.
         key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
-               tuple("host" if i in self.host else b.kind for i, b in enumerate(cfg.bots)))
+               tuple("host" if i in self.host or i in self.pimc else b.kind
+                     for i, b in enumerate(cfg.bots)))
         if key not in _COMPILED:
             _COMPILED[key] = {
                 "start": jax.jit(jax.vmap(self._start_game)),
@@ -85,13 +102,13 @@ class ChunkPlayer:
                 "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
     def _propose_move(self, carry, gkey, seating):
-        """(the JAX bots' action, the step key, the mover's observation)."""
+        """(the JAX bots' action, the step key, the mover's observation, the policy key)."""
         s = carry["state"]
         pkey, skey = step_keys(self.env, gkey, s)
         player = jnp.maximum(s.current_player, 0).astype(jnp.int32)
         obs = self.env.observe(s, player)
         actions = jnp.stack([pol(pkey, obs, s.legal_action_mask) for pol in self._policies])
-        return actions[seating[player]], skey, obs
+        return actions[seating[player]], skey, obs, pkey
 
     def _advance(self, carry, action, skey):
         """One step with `action`, recorded (actions, finished deals, forfeit)."""
@@ -122,7 +139,7 @@ class ChunkPlayer:
 
     def _whole_game(self, gkey, seating):
         def body(carry):
-            action, skey, _ = self._propose_move(carry, gkey, seating)
+            action, skey, _, _ = self._propose_move(carry, gkey, seating)
             return self._advance(carry, action, skey)
 
         carry = jax.lax.while_loop(
@@ -145,15 +162,15 @@ class ChunkPlayer:
         root = jax.random.PRNGKey(self.cfg.seed)
         gkeys = jnp.stack([game_key(root, g.deal_seed) for g in padded])
         seating = jnp.asarray([g.bots for g in padded], jnp.int32)
-        if self.host:
+        if self.host or self.pimc:
             out, reasons = self._play_on_host(gkeys, seating, len(games))
         else:
             out, reasons = jax.tree.map(np.asarray, self._run(gkeys, seating)), {}
         return self._rows(chunk, games, out, reasons)
 
     def _play_on_host(self, gkeys, seating, live: int) -> tuple[dict, dict[int, str]]:
-        """The host loop for games with Python / external bots; returns (outputs, forfeit
-        reasons by game index)."""
+        """The host loop for games with Python / external / PIMC bots; returns (outputs,
+        forfeit reasons by game index)."""
         carry = self._start(gkeys)
         seats = np.asarray(seating)
         reasons: dict[int, str] = {}
@@ -162,9 +179,16 @@ class ChunkPlayer:
             done = np.asarray(s.terminated | s.truncated)
             if done[:live].all():
                 break
-            actions, skeys, obs = self._propose(carry, gkeys, seating)
+            actions, skeys, obs, pkeys = self._propose(carry, gkeys, seating)
+            cur = np.asarray(s.current_player)
+            mover = seats[np.arange(len(seats)), np.maximum(cur, 0)]
+            for i, bot in self.pimc.items():
+                turn = (mover == i) & ~done & (np.arange(len(seats)) < live)
+                if turn.any():
+                    actions = jnp.where(turn, bot.decide(pkeys, obs, s.legal_action_mask,
+                                                         jnp.asarray(turn)), actions)
             actions = np.array(actions)
-            cur, masks = np.asarray(s.current_player), np.asarray(s.legal_action_mask)
+            masks = np.asarray(s.legal_action_mask)
             for g in range(live):
                 bot = seats[g][cur[g]]
                 if done[g] or bot not in self.host:

@@ -77,6 +77,18 @@ def test_bot_kinds_and_ab_section():
         load_config("/nonexistent/t.toml")
 
 
+def test_pimc_bot_settings():
+    pimc = GOOD.replace('kind = "heuristic"', 'kind = "pimc"\nsamples = 8\nbudget = 900')
+    bot = parse_config(pimc).bots[1]
+    assert (bot.kind, bot.samples, bot.budget, bot.max_cards) == ("pimc", 8, 900, 6)
+    with pytest.raises(ConfigError, match=r"t.toml:17: \[bots.heuristic\] samples: must be a pos"):
+        parse_config(pimc.replace("samples = 8", "samples = 0"), "t.toml")
+    with pytest.raises(ConfigError, match=r"\[bots.random\] budget: only pimc bots take"):
+        parse_config(GOOD.replace('kind = "random"', 'kind = "random"\nbudget = 3'))
+    with pytest.raises(ConfigError, match="pimc bots play gonin_kan only, not 'yonin_kan'"):
+        parse_config(pimc.replace('"gonin_kan"', '"yonin_kan"'))
+
+
 def _tables(chunk: int, games: int = 2) -> dict[str, pa.Table]:
     ids = [chunk * 10 + g for g in range(games)]
     rows = {

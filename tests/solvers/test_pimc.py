@@ -1,0 +1,149 @@
+"""The PIMC bot (solvers.pimc): its problems against `search.encode` and the CPU reference
+solver on real Gonin Kan states, and its choice against its own scores and the heuristic.
+
+States come from random play of the engine (deal 1..3, both seat counts), so every position is
+reachable and every observation is the engine's own (KAN-46).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import kanjax
+from kanjax.bots import uniform_random
+from kanjax.bots.heuristic import make_heuristic
+from kanjax.envs.kan import PLAY
+from solvers import convert, pimc, search
+from solvers import reference as ref
+from solvers.kan_questions import _other_side
+
+
+def play_states(env, count: int, seed: int, min_trick: int = 0) -> list:
+    """`count` states in trick play (trick index >= `min_trick`) met in random matches."""
+    step, init = jax.jit(env.step), jax.jit(env.init)
+    key = jax.random.PRNGKey(seed)
+    out, state = [], init(key)
+    while len(out) < count:
+        key, k1, k2 = jax.random.split(key, 3)
+        if bool(state.terminated):
+            state = init(k1)
+            continue
+        g = convert._slots(env, state)
+        if int(g["phase"]) == PLAY and int(g["trick"]) >= min_trick:
+            out.append(state)
+        state = step(state, uniform_random(k1, None, state.legal_action_mask), k2)
+    return out
+
+
+def true_holders(state) -> jax.Array:
+    loc = state._loc.astype(jnp.int32)
+    return jnp.where((loc >= 0) & (loc < 8), loc, -1)
+
+
+def mover_position(env, state):
+    """The state's double-dummy position, seen from the side of the player to move."""
+    pos, _ = convert.from_state(env, state)
+    return pos if pos.side[pos.to_move] else _other_side(pos)
+
+
+def target(env, state) -> int:
+    """The mover's side's target (KAN-29): T(d) for the kankei, U(d) = 17 - T(d) else."""
+    g = convert._slots(env, state)
+    t = pimc.TARGETS[int(g["deal"])]
+    return int(t if g["kankei"][int(state.current_player)] > 0 else 17 - t)
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_problems_equal_encode_kan24_to_kan29(players):
+    """The problem built in JAX from an observation and the true layout is `search.encode`'s
+    (suit words in relative ranks, points, the current trick, scalars, side, goal)."""
+    env = kanjax.make("gonin_kan", players=players)
+
+    @jax.jit
+    def problem(obs, holders):
+        v = pimc._view(env, obs)
+        return pimc._problem(env, v, pimc._cards(env, v), holders)
+
+    for state in play_states(env, 30, players):
+        obs = env.observe(state, state.current_player.astype(jnp.int32))
+        got = problem(obs, true_holders(state))
+        pos = mover_position(env, state)
+        t = target(env, state)
+        want = search.encode([dataclasses.replace(pos, root_moves=None)],
+                             [(t, int(got["scalars"][-1]) - t)])
+        for field in ("hands", "points", "trick", "scalars", "side", "goal"):
+            np.testing.assert_array_equal(np.asarray(got[field]), getattr(want, field)[0],
+                                          err_msg=field)
+
+
+@pytest.fixture(scope="module")
+def bot():
+    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, lanes=16)
+
+
+@pytest.fixture(scope="module")
+def scores(bot):
+    return jax.jit(bot.scores)
+
+
+@pytest.fixture(scope="module")
+def endings(bot):
+    """(states, observations, masks) of late tricks (small enough for the reference)."""
+    states = play_states(bot.env, 12, 7, min_trick=6)
+    obs = jnp.stack([bot.env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
+    return states, obs, jnp.stack([s.legal_action_mask for s in states])
+
+
+def test_scores_on_the_true_layout_are_the_reference_goals_kan29(bot, scores, endings):
+    """Given the true layout, a move scores 1 iff the mover's side still reaches its target
+    against perfect play (the CPU reference solver), moves of one class alike."""
+    states, obs, masks = endings
+    b = len(states)
+    holders = jnp.broadcast_to(jnp.stack([true_holders(s) for s in states])[:, None],
+                               (b, bot.samples, 53))
+    ok = jnp.zeros((b, bot.samples), bool).at[:, 0].set(True)
+    active = jnp.arange(b) % 4 != 0  # and nothing is searched for the others
+    moves, score = scores(obs, masks, active, holders, ok)
+    asked = 0
+    for i, state in enumerate(states):
+        pos = mover_position(bot.env, state)
+        values = ref.move_values(pos)
+        got = {int(m): float(s) for m, s in zip(moves[i], score[i], strict=True) if m >= 0}
+        if len(values) == 1 or not active[i]:
+            assert got == {}, "no search for a forced move or an inactive game"
+            continue
+        asked += 1
+        t = target(bot.env, state)
+        assert got == {m: float(v >= t) for m, v in values.items()}, i
+    assert asked >= 4
+
+
+def test_policy_plays_a_best_scored_move_else_the_heuristic_jit_vmap(bot, scores, endings):
+    """The one-game policy (under jit and vmap) plays the heuristic's choice among the moves
+    of best mean over the sampled layouts."""
+    _, obs, masks = endings
+    b = obs.shape[0]
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(b))
+    actions = jax.jit(jax.vmap(bot.policy))(keys, obs, masks)
+    holders, ok = jax.jit(jax.vmap(bot.sampler))(keys, obs)
+    assert bool(ok.all())
+    moves, score = scores(obs, masks, jnp.ones(b, bool), holders, ok)
+    heuristic = jax.jit(jax.vmap(make_heuristic(bot.env)))
+    for i in range(b):
+        mask = np.asarray(masks[i])
+        if (moves[i] >= 0).any():
+            best = np.asarray(moves[i])[np.asarray(score[i]) == float(np.max(score[i]))]
+            mask = np.isin(np.arange(mask.size), best) & mask
+        want = heuristic(keys[i][None], obs[i][None], jnp.asarray(mask)[None])[0]
+        assert int(actions[i]) == int(want), i
+        assert bool(masks[i][int(actions[i])])
+
+
+def test_pimc_rejects_other_games():
+    with pytest.raises(ValueError, match="yonin_kan"):
+        pimc.Pimc(kanjax.make("yonin_kan"))
