@@ -81,8 +81,8 @@ class ChunkPlayer:
             _COMPILED[key] = {
                 "start": jax.jit(jax.vmap(self._start_game)),
                 "propose": jax.jit(jax.vmap(self._propose_move)),
-                "advance": jax.jit(jax.vmap(self._advance)),
-                "run": jax.jit(jax.vmap(self._whole_game)),
+                "advance": jax.jit(self._advance_batch),
+                "run": jax.jit(self._whole_games),
             }
         jitted = _COMPILED[key]
         self._start, self._propose = jitted["start"], jitted["propose"]
@@ -110,12 +110,12 @@ class ChunkPlayer:
         actions = jnp.stack([pol(pkey, obs, s.legal_action_mask) for pol in self._policies])
         return actions[seating[player]], skey, obs, pkey
 
-    def _advance(self, carry, action, skey):
-        """One step with `action`, recorded (actions, finished deals, forfeit)."""
+    def _record(self, carry, action, s1):
+        """The step from `carry`'s state with `action` to `s1`, recorded (actions, finished
+        deals, forfeit)."""
         env, deals = self.env, self.max_deals
         s0 = carry["state"]
         moving = ~(s0.terminated | s0.truncated)
-        s1 = env.step(s0, action, skey)
         a, b = summary(s0), summary(s1)
         ended = moving & env.deal_done(s1) & ~s1.illegal_action
         k = jnp.minimum(carry["ndeals"], deals - 1)
@@ -137,15 +137,22 @@ class ChunkPlayer:
                                  carry["forfeit"]).astype(jnp.int8),
         }
 
-    def _whole_game(self, gkey, seating):
+    # ---- a batch of games, jittable -----------------------------------------------------------
+    def _advance_batch(self, carry, action, skey):
+        """One step of every game (`env.step_batch`) with `action`, recorded."""
+        s1 = self.env.step_batch(carry["state"], action, skey)
+        return jax.vmap(self._record)(carry, action, s1)
+
+    def _whole_games(self, gkeys, seating):
+        """Every game played to its end (games that end first stay put)."""
         def body(carry):
-            action, skey, _, _ = self._propose_move(carry, gkey, seating)
-            return self._advance(carry, action, skey)
+            action, skey, _, _ = jax.vmap(self._propose_move)(carry, gkeys, seating)
+            return self._advance_batch(carry, action, skey)
 
         carry = jax.lax.while_loop(
-            lambda c: ~(c["state"].terminated | c["state"].truncated), body,
-            self._start_game(gkey))
-        return self._outputs(carry)
+            lambda c: ~jnp.all(c["state"].terminated | c["state"].truncated), body,
+            jax.vmap(self._start_game)(gkeys))
+        return jax.vmap(self._outputs)(carry)
 
     @staticmethod
     def _outputs(carry) -> dict:
