@@ -62,6 +62,8 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
     step_b = jax.jit(jax.vmap(step_c))
     obs_b = jax.jit(jax.vmap(obs_c))
     init_1, step_1 = jax.jit(env.init), jax.jit(env.step)
+    keys_b = jax.jit(jax.vmap(lambda k, s: step_keys(env, k, s)[1]))
+    actions_b = jax.jit(_random_actions)
 
     gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
     states = init_b(gkeys)
@@ -84,8 +86,8 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
         if done.all():
             break
         akey, sub = jax.random.split(akey)
-        actions = _random_actions(sub, states)
-        skeys = jax.vmap(lambda k, s: step_keys(env, k, s)[1])(gkeys, states)
+        actions = actions_b(sub, states)
+        skeys = keys_b(gkeys, states)
         nxt = step_b(states, actions, skeys)
         if t < compare_steps:
             singles = [step_1(singles[g], actions[g], skeys[g]) for g in range(batch)]

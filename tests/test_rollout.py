@@ -28,8 +28,8 @@ def test_rollout_plays_whole_matches_with_seated_policies():
     # Game 1 seats `first_legal` everywhere: replaying it by hand gives the same match.
     gkey = game_key(jax.random.PRNGKey(0), 1)
     state, step = env.init(gkey), jax.jit(env.step)
+    skey = jax.jit(lambda s: step_keys(env, gkey, s)[1])
     while not bool(state.terminated):
-        skey = step_keys(env, gkey, state)[1]
-        state = step(state, jnp.argmax(state.legal_action_mask), skey)
+        state = step(state, jnp.argmax(state.legal_action_mask), skey(state))
     assert int(state.step_count) == steps[1]
     np.testing.assert_allclose(np.asarray(summary(state)["scores"]), scores[1])
