@@ -15,7 +15,7 @@ import pytest
 
 import kanjax
 from kanjax.bots import uniform_random
-from kanjax.envs.kan import CARD_TOKENS, JK
+from kanjax.envs.kan import CARD_TOKENS, JK, PLAY
 from kanjax.reference import kan_information as ki
 from solvers.sampling import constraints, make_sampler
 
@@ -208,6 +208,23 @@ def test_KAN_46_positions_cover_the_cases(which, run5, run6, t5, t6):
         assert nij and any(o[sl["nijuu"]][1] >= 0 for o in nij)
         assert any(o[sl["signal"]][1] >= 0 for o in run["obs"])
     assert any(o[sl["n_played"]][0] > 0 for o in run["obs"])  # mid-trick
+
+
+@pytest.mark.parametrize("which", ["5", "6"])
+def test_KAN_21_KAN_23_trick_leaders_are_the_observed_leader(which, run5, run6, t5, t6):
+    """The reference's leader of the current trick (from iku/koi or the chooser, then the
+    takers) is the leader the observation shows; the sampler's voids rest on the same."""
+    run, t = (run5, t5) if which == "5" else (run6, t6)
+    sl = t.env.obs_slices()
+    checked = 0
+    for o, w in zip(run["obs"], run["where"], strict=True):
+        trick = int(o[sl["trick"]][0])
+        if o[sl["phase"]][0] != PLAY:
+            continue
+        leader = ki.trick_leaders(ki.decode(t.env, o))[trick]
+        assert leader == int(o[sl["leader"]][0]), w
+        checked += 1
+    assert checked > 50
 
 
 @pytest.mark.parametrize("which", ["5", "6"])
