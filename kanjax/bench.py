@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.api import Env
+from kanjax.api import Env, tree_where
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
 from kanjax.rollout import game_key, make_rollout, play_batch
@@ -49,9 +49,7 @@ def _scan_fn(env: Env, steps: int) -> Callable:
 
     def run(states, gkeys, epoch):
         fresh = jax.vmap(env.init)(jax.vmap(lambda k: jax.random.fold_in(k, epoch))(gkeys))
-        over = states.terminated | states.truncated
-        states = jax.tree.map(lambda a, b: jnp.where(
-            over.reshape(over.shape + (1,) * (a.ndim - 1)), a, b), fresh, states)
+        states = jax.vmap(tree_where)(states.terminated | states.truncated, fresh, states)
         seating = jnp.zeros((gkeys.shape[0], env.num_players), jnp.int32)
 
         def body(carry, _):

@@ -53,6 +53,23 @@ class Rollout:
     stats: Any  # the summed `stats_fn` values (None when not asked for)
 
 
+def propose(
+    env: Env,
+    policies: Sequence[Policy],
+    state: State,
+    gkey: Array,
+    seating: Array,
+) -> tuple[Array, Array, Array, Array]:
+    """(the action of the policy seated for the current player of one game, the env's step
+    key, the mover's observation, the policy key). `seating[p]` is the index in `policies` of
+    the policy playing player p."""
+    pkey, skey = step_keys(env, gkey, state)
+    player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
+    obs = env.observe(state, player)
+    actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])
+    return actions[seating[player]], skey, obs, pkey
+
+
 def choose(
     env: Env,
     policies: Sequence[Policy],
@@ -60,13 +77,8 @@ def choose(
     gkey: Array,
     seating: Array,
 ) -> tuple[Array, Array]:
-    """The action of the policy seated for the current player of one game, and the env's
-    step key. `seating[p]` is the index in `policies` of the policy playing player p."""
-    pkey, skey = step_keys(env, gkey, state)
-    player = jnp.maximum(state.current_player, 0).astype(jnp.int32)
-    obs = env.observe(state, player)
-    actions = jnp.stack([pol(pkey, obs, state.legal_action_mask) for pol in policies])
-    return actions[seating[player]], skey
+    """(action, step key) of `propose`."""
+    return propose(env, policies, state, gkey, seating)[:2]
 
 
 def play_step(

@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 
+from kanjax.envs import kan_spec as ks
 from solvers import api, convert
 from solvers.position import Position
 
@@ -27,7 +28,7 @@ def kankei_target(env, state) -> int:
     g = {k: np.asarray(v) for k, v in env.layout.unpack(state).items()}
     if int(g["target"]) >= 0:
         return int(g["target"])
-    return {1: 9, 2: 8, 3: 9}[int(g["deal"])]
+    return ks.KANKEI_TARGET[int(g["deal"])]
 
 
 def _other_side(pos: Position) -> Position:

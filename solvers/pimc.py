@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.api import Array
-from kanjax.bots.heuristic import make_heuristic
+from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import JK, PLAY, KanEnv, _positions
 from solvers import search
@@ -40,8 +40,6 @@ from solvers.sampling import make_sampler
 
 MAX_MOVES = 13  # trick-play moves of a hand: 10 cards, or 9 cards and 4 JK leads
 NUM_PLAY_ACTIONS = ks.LEAD_JK + 4  # card actions 0..52 and the JK leads 53..56
-TARGETS = np.array([0, 9, 8, 9])  # T(d) by deal (KAN-29)
-POINT = np.array([c < JK and c % 13 >= 9 for c in range(ks.NUM_CARDS)])  # KAN-3
 
 
 def _view(env: KanEnv, obs: Array) -> dict[str, Array]:
@@ -94,7 +92,7 @@ def _problem(env: KanEnv, v: dict[str, Array], cards: dict, holders: Array) -> d
     taken = jnp.where(mine, v["points"][0], v["points"][1])
     other = jnp.where(mine, v["points"][1], v["points"][0])
     total = taken + other + jnp.sum(live & POINT)
-    target = jnp.asarray(TARGETS)[v["deal"]]
+    target = jnp.asarray(ks.KANKEI_TARGET)[v["deal"]]
     target = jnp.where(mine, target, 17 - target)
     jk = jnp.where(holders[JK] >= 0, pos[jnp.maximum(holders[JK], 0)], -1)
     scalars = jnp.stack([leader, jnp.where(nplayed > 0, v["led_suit"], -1), nplayed,

@@ -18,7 +18,7 @@ import kanjax
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
-from kanjax.rollout import Policy, game_key, step_keys
+from kanjax.rollout import Policy, game_key, propose
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
@@ -103,12 +103,7 @@ class ChunkPlayer:
 
     def _propose_move(self, carry, gkey, seating):
         """(the JAX bots' action, the step key, the mover's observation, the policy key)."""
-        s = carry["state"]
-        pkey, skey = step_keys(self.env, gkey, s)
-        player = jnp.maximum(s.current_player, 0).astype(jnp.int32)
-        obs = self.env.observe(s, player)
-        actions = jnp.stack([pol(pkey, obs, s.legal_action_mask) for pol in self._policies])
-        return actions[seating[player]], skey, obs, pkey
+        return propose(self.env, self._policies, carry["state"], gkey, seating)
 
     def _record(self, carry, action, s1):
         """The step from `carry`'s state with `action` to `s1`, recorded (actions, finished

@@ -36,6 +36,7 @@ JK = 52
 NUM_CARDS = 53
 HAND_SIZE = 10
 NUM_TRICKS = 10
+KANKEI_TARGET = (0, 9, 8, 9)  # T(d) of deals d = 1..3 (KAN-29); mukankei U(d) = 17 - T(d)
 POINT_CARDS = tuple(c for c in range(52) if c % 13 >= 9)  # A, K, Q, J of each suit
 
 

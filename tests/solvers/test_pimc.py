@@ -17,6 +17,7 @@ import pytest
 import kanjax
 from kanjax.bots import uniform_random
 from kanjax.bots.heuristic import make_heuristic
+from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import PLAY
 from solvers import convert, pimc, search
 from solvers import reference as ref
@@ -54,7 +55,7 @@ def mover_position(env, state):
 def target(env, state) -> int:
     """The mover's side's target (KAN-29): T(d) for the kankei, U(d) = 17 - T(d) else."""
     g = convert._slots(env, state)
-    t = pimc.TARGETS[int(g["deal"])]
+    t = ks.KANKEI_TARGET[int(g["deal"])]
     return int(t if g["kankei"][int(state.current_player)] > 0 else 17 - t)
 
 
