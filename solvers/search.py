@@ -54,6 +54,7 @@ JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + rel
 CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
+WAYS = 4  # table entries per bucket (partition search: one position class, several rank sets)
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
 # points, side total, other total, tricks done
@@ -163,6 +164,12 @@ def _top(w: Array) -> Array:
     return 31 - jax.lax.clz(w).astype(jnp.int32)
 
 
+def _closure(words: Array) -> Array:
+    """Each suit word with every rank above its lowest set bit set too (up to bit 15)."""
+    low = words & (~words + jnp.uint32(1))
+    return jnp.where(words != 0, ~(low - jnp.uint32(1)) & jnp.uint32(0xFFFF), jnp.uint32(0))
+
+
 def _words_of(hands: Array, seats: Array) -> Array:
     """The suit words (uint32[4]) of the seats `seats` (bool[n]) together."""
     return jax.lax.reduce(jnp.where(seats[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
@@ -183,7 +190,7 @@ class Searcher:
         self.depth = rules.n * rules.n_tricks + 1
         # whist: tricks are the value, so sure tricks bound it
         self.quick = rules.joker == "none" and rules.trick_value == 1 and not any(rules.points)
-        words = 2 * (rules.n + 1) + 1
+        words = -(-4 * rules.n // 8) + 3
         self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
         self._run = jax.jit(self.solve_all)
         self._legal_roots = jax.jit(self._roots_legal)
@@ -224,52 +231,85 @@ class Searcher:
         dup = words & (h >> 1) & ~(pts ^ (pts >> 1))
         return moves.at[:4].set(words & ~dup)
 
+    def _removals(self, codes: Array) -> tuple[Array, Array, Array]:
+        """(suit, bit, real) of the cards `codes` (a completed trick) as they are taken out
+        one after another: `bit[k]` is card k's rank once cards 0..k-1 are out."""
+        suit, bit, real = codes >> 4, codes & 15, codes < JK_CODE
+        for k in range(self.n - 1):
+            later = jnp.arange(self.n) > k
+            bit = jnp.where(later & (suit == suit[k]) & (bit > bit[k]) & real[k], bit - 1, bit)
+        return suit, bit.astype(jnp.uint32), real
+
     def _squeeze(self, words: Array, codes: Array) -> Array:
         """`words` (uint32[k, 4], relative ranks) with the cards `codes` (a completed trick)
         taken out: the ranks above each one move down a bit."""
-        suit, bit, real = codes >> 4, codes & 15, codes < JK_CODE
+        suit, bit, real = self._removals(codes)
         for k in range(self.n):
-            low = (jnp.uint32(1) << bit[k].astype(jnp.uint32)) - jnp.uint32(1)
+            low = (jnp.uint32(1) << bit[k]) - jnp.uint32(1)
             squeezed = (words & low) | ((words >> 1) & ~low)
             words = jnp.where((SUITS == suit[k]) & real[k], squeezed, words)
-            bit = jnp.where((suit == suit[k]) & (bit > bit[k]) & real[k], bit - 1, bit)
         return words
 
-    def _quick_tricks(self, hands: Array, leader: Array, trump: Array) -> Array:
-        """Tricks the leader cashes for sure: his cards above every other live card of their
-        suit; in a side suit of a trump game only as many rounds as every other player who
-        holds a trump can follow."""
+    def _unsqueeze(self, words: Array, codes: Array) -> Array:
+        """`_squeeze` undone on rank sets (uint32[4]): the ranks of the trick `codes` are put
+        back, empty."""
+        suit, bit, real = self._removals(codes)
+        for k in reversed(range(self.n)):
+            low = (jnp.uint32(1) << bit[k]) - jnp.uint32(1)
+            spread = (words & low) | ((words & ~low) << 1)
+            words = jnp.where((SUITS == suit[k]) & real[k], spread, words)
+        return words
+
+    def _by_rank(self, codes: Array, winner: Array) -> Array:
+        """uint32[4]: the rank of the trick's winning card `codes[winner]` if it beat another
+        card of its suit (the one rank of the trick that mattered), else nothing."""
+        code = codes[winner]
+        real = codes < JK_CODE
+        rival = jnp.any(real & (codes >> 4 == code >> 4) & (jnp.arange(self.n) != winner))
+        return jnp.where((SUITS == code >> 4) & (code < JK_CODE) & rival,
+                         jnp.uint32(1) << (code & 15).astype(jnp.uint32), jnp.uint32(0))
+
+    def _quick_tricks(self, hands: Array, leader: Array, trump: Array) -> tuple[Array, Array]:
+        """(count, cards): the tricks the leader cashes for sure, with his cards above every
+        other live card of their suit (uint32[4]); in a side suit of a trump game only as
+        many rounds as every other player who holds a trump can follow."""
         others = jnp.arange(self.n) != leader
         rest = _words_of(hands, others)
-        mine = hands[leader]
-        wins = jax.lax.population_count(
-            mine >> jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)).astype(jnp.int32)
+        above = jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)
+        cards = hands[leader] >> above << above
+        wins = jax.lax.population_count(cards).astype(jnp.int32)
         lengths = jax.lax.population_count(hands).astype(jnp.int32)
         ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
         safe = jnp.min(jnp.where(ruffers[:, None], lengths, 13), axis=0)
         return jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
-                                 jnp.minimum(wins, safe)))
+                                 jnp.minimum(wins, safe))), cards
 
-    def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array]:
-        """(seat, count): the holder of the highest trump and how many of his trumps are
-        above every other player's; each takes a trick whenever it is played (later tricks).
-        Count 0 without trumps."""
+    def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array, Array]:
+        """(seat, count, cards): the holder of the highest trump and how many of his trumps
+        are above every other player's (those cards, uint32[4]); each takes a trick whenever
+        it is played (later tricks). Count 0 without trumps."""
         trumps = jnp.sum(jnp.where(SUITS == trump, hands, jnp.uint32(0)), axis=1,
                          dtype=jnp.uint32)
         seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
         rest = jax.lax.reduce(jnp.where(jnp.arange(self.n) != seat, trumps, jnp.uint32(0)),
                               jnp.uint32(0), jax.lax.bitwise_or, (0,))
-        count = jax.lax.population_count(
-            trumps[seat] >> jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32))
-        return seat, count.astype(jnp.int32)
+        above = jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)
+        tops = trumps[seat] >> above << above
+        count = jax.lax.population_count(tops).astype(jnp.int32)
+        return seat, count, jnp.where(SUITS == trump, tops, jnp.uint32(0))
 
     def _key(self, x: dict[str, Array]) -> tuple[Array, Array]:
-        """The table key of a trick-boundary position: (uint32, uint32)."""
-        words = jnp.concatenate([x["H"], x["P"][None]]).reshape(-1)
-        pairs = words[0::2] | (words[1::2] << 16)
+        """The table key of a trick-boundary position: (uint32, uint32). Partition search:
+        the key holds each hand's suit lengths, not its cards (an entry says which ranks its
+        result depends on); the point cards, the joker's holder, the leader (and for a goal
+        search the points taken)."""
+        lengths = jax.lax.population_count(x["H"]).reshape(-1)
+        lengths = jnp.pad(lengths, (0, -lengths.size % 8)).reshape(-1, 8)
+        nibbles = jnp.sum(lengths << (4 * jnp.arange(8, dtype=jnp.uint32)), axis=1,
+                          dtype=jnp.uint32)
         pts = jnp.where(x["is_goal"], (x["sp"] + 1) << 8 | (x["op"] + 1) << 16, 0)
         extra = ((x["jk"] + 1) | (x["leader"] << 4) | pts).astype(jnp.uint32)
-        allw = jnp.concatenate([pairs, extra[None]])
+        allw = jnp.concatenate([nibbles, x["P"][0::2] | (x["P"][1::2] << 16), extra[None]])
         def fold(consts):
             z = _fmix(allw ^ jnp.asarray(consts))
             return jax.lax.reduce(z, jnp.uint32(0), jax.lax.bitwise_xor, (0,))
@@ -341,7 +381,8 @@ class Searcher:
             pid=pid, H=p["hands"][pid].astype(jnp.uint32), P=pts, jk=sc["jk"],
             trump=trump, side=p["side"][pid], root_mask=p["root"][pid],
             is_goal=is_goal, root=nplayed, d=nplayed, mode=jnp.int32(ENTER),
-            child=jnp.bool_(False), bound=jnp.int32(0), lo=lo, hi=hi, total=total,
+            child=jnp.bool_(False), bound=jnp.int32(0), rel=jnp.zeros(4, jnp.uint32),
+            lo=lo, hi=hi, total=total,
             side_min=jnp.where(is_goal, goal[0], t),
             other_max=jnp.where(is_goal, goal[1], total - t),
             leader=leader, led=led, nplayed=nplayed, best_s=best_s, best_p=best_p,
@@ -364,17 +405,24 @@ class Searcher:
         left = x["total"] - x["sp"] - x["op"]
         failed = (x["op"] > x["other_max"]) | (x["sp"] + left < x["side_min"])
         key0, key1 = self._key(x)
-        slot = (key0 & jnp.uint32(self.tt_size - 1)).astype(jnp.int32)
-        same = (tt["k0"][slot] == key0) & (tt["k1"][slot] == key1)
-        hit = same & leading
+        ways = (key0 & jnp.uint32(self.tt_size - WAYS)).astype(jnp.int32) + jnp.arange(WAYS)
+        e_rel = tt["rel"][ways].astype(jnp.uint32)  # [WAYS, 4]
+        e_pat = tt["pat"][ways].astype(jnp.uint32)  # [WAYS, n, 4]
+        same = (tt["k0"][ways] == key0) & (tt["k1"][ways] == key1)
+        match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
+        hit = jnp.any(match)
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
-        t_lo = jnp.where(hit, tt["lo"][slot].astype(jnp.int32), 0)
-        t_hi = jnp.where(hit, tt["hi"][slot].astype(jnp.int32), 127)
+        t_lo = jnp.max(jnp.where(match, tt["lo"][ways].astype(jnp.int32), 0))
+        t_hi = jnp.min(jnp.where(match, tt["hi"][ways].astype(jnp.int32), 127))
         enter_yes = reached | (t_lo >= need)
         enter_no = failed | (t_hi < need)
         sure, lost = t_lo, jnp.minimum(left, t_hi)  # bounds on the side's future points
+        # the ranks the entry's results depend on: those of the table entries used and of
+        # the sure tricks below
+        enter_rel = _words_of(e_rel, match)
         if self.quick:
-            qt = jnp.where(leading, self._quick_tricks(H, x["leader"], x["trump"]), 0)
+            qt, q_cards = self._quick_tricks(H, x["leader"], x["trump"])
+            qt = jnp.where(leading, qt, 0)
             ours = x["side"][x["leader"]]
             enter_yes |= ours & (x["sp"] + qt >= x["side_min"]) & ~failed
             enter_no |= ~ours & (x["op"] + qt > x["other_max"])
@@ -382,8 +430,9 @@ class Searcher:
             lost = jnp.minimum(lost, left - jnp.where(ours, 0, qt))
             # later tricks: top trumps in one hand; a yes from them only for value problems
             # (the goal may need the other side still low when it is reached)
-            holder, tops = self._top_trumps(H, x["trump"])
+            holder, tops, t_cards = self._top_trumps(H, x["trump"])
             tops = jnp.where(leading, tops, 0)
+            enter_rel |= jnp.where(leading, q_cards | t_cards, jnp.uint32(0))
             mine = x["side"][holder]
             enter_yes |= mine & ~x["is_goal"] & (x["sp"] + tops >= x["side_min"]) & ~failed
             enter_no |= ~mine & (x["sp"] + left - tops < x["side_min"])
@@ -409,10 +458,23 @@ class Searcher:
                                                       jnp.minimum(acc, x["bound"])))
         bound = jnp.where(mode == ENTER, enter_bound, jnp.where(resume_cut, x["bound"], acc))
         bound = jnp.where(x["is_goal"], x["sp"] + jnp.where(result, need, need - 1), bound)
-        # -- decided: store bounds (searched trick-boundary nodes), then pop
+        # the ranks the result depends on: a cut-off child's, or those of every child tried
+        # (`racc`, per depth)
+        racc = jnp.where(mode == ENTER, jnp.uint32(0), stack["racc"][d].astype(jnp.uint32)
+                         | x["rel"])
+        rel = jnp.where(mode == ENTER, enter_rel, jnp.where(resume_cut, x["rel"], racc))
+        # -- decided: store bounds (searched trick-boundary nodes) for every position that
+        # agrees on the suit lengths and on who holds the ranks `rel` and the point cards
         store = decided & (mode == RESUME) & leading
-        old_lo = jnp.where(same, tt["lo"][slot], 0)
-        old_hi = jnp.where(same, tt["hi"][slot], 127)
+        rel_s = _closure(rel) | P
+        pat = H & rel_s
+        exact = same & jnp.all(e_rel == rel_s, axis=1) & jnp.all(e_pat == pat, axis=(1, 2))
+        empty = (tt["k0"][ways] == 0) & (tt["k1"][ways] == 0)
+        way = jnp.where(jnp.any(exact), jnp.argmax(exact), jnp.where(
+            jnp.any(empty), jnp.argmax(empty), x["nodes"] & (WAYS - 1)))
+        slot = ways[way]
+        old_lo = jnp.where(exact[way], tt["lo"][slot], 0)
+        old_hi = jnp.where(exact[way], tt["hi"][slot], 127)
         future = jnp.clip(bound - x["sp"], 0, 127)
         new_lo = jnp.where(result, jnp.maximum(old_lo, future), old_lo)
         new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, future))
@@ -422,7 +484,12 @@ class Searcher:
             lo=tt["lo"].at[slot].set(jnp.where(store, new_lo, tt["lo"][slot]).astype(jnp.int8)),
             hi=tt["hi"].at[slot].set(jnp.where(store, new_hi, tt["hi"][slot]).astype(jnp.int8)),
             bm=tt["bm"].at[slot].set(jnp.where(store & resume_cut, stack["mv"][d],
-                                               jnp.where(store & ~same, -1, tt["bm"][slot]))),
+                                               jnp.where(store & ~exact[way], -1,
+                                                         tt["bm"][slot]))),
+            rel=tt["rel"].at[slot].set(jnp.where(store, rel_s, tt["rel"][slot]).astype(
+                jnp.uint16)),
+            pat=tt["pat"].at[slot].set(jnp.where(store, pat, tt["pat"][slot]).astype(
+                jnp.uint16)),
         )
         pd = jnp.maximum(d - 1, 0)
         snap = stack["snap"][pd].astype(jnp.int32)
@@ -437,13 +504,21 @@ class Searcher:
             pop_H[mover, undo_word & 3] | jnp.where(undo_word < 4, 1 << undo_bit, 0))
         pop_P = jnp.where(closed, frame_P.astype(jnp.uint32), P)
         pop_jk = jnp.where(undo_word == 4, mover, x["jk"])
+        # the ranks passed up: across a trick's end, back in the ranks before it, with the
+        # trick's winner if it won by rank, and every rank above those
+        last = jax.lax.dynamic_slice(stack["mv"], (jnp.maximum(pd - (n - 1), 0),), (n,))
+        last = last.astype(jnp.int32)
+        across = _closure(self._unsqueeze(rel, last) | self._by_rank(
+            last, (x["leader"] - popped["leader"]) % n))
+        pop_rel = jnp.where(closed, across, rel)
         # -- not decided: try the best remaining move, then push
         partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
         mates = x["side"] == is_or
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
                             partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
                             _words_of(H, ~mates))
-        hint = tt["bm"][slot].astype(jnp.int32)
+        hint = tt["bm"][ways].astype(jnp.int32)
+        hint = hint[jnp.argmax(match & (hint >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
         use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
         move = jnp.where(use_hint, hint, move)
@@ -484,6 +559,7 @@ class Searcher:
             snap=stack["snap"].at[d].set(jnp.where(never, snap, jnp.stack(
                 [x[k] for k in SNAP])).astype(jnp.int8)),
             acc=stack["acc"].at[d].set(acc.astype(jnp.int8)),
+            racc=stack["racc"].at[d].set(racc.astype(jnp.uint16)),
             fH=stack["fH"].at[x["done"]].set(jnp.where(never, frame_H, played_H).astype(
                 jnp.uint16)),
             fP=stack["fP"].at[x["done"]].set(jnp.where(never, frame_P, P).astype(jnp.uint16)),
@@ -499,6 +575,7 @@ class Searcher:
             jk=jnp.where(go_on & ~card, -1, jnp.where(pop, pop_jk, x["jk"])),
             d=jnp.where(go_on, d + 1, jnp.where(pop, d - 1, d)),
             mode=jnp.where(go_on, ENTER, RESUME), child=result, bound=bound,
+            rel=jnp.where(pop, pop_rel, rel),
             nodes=x["nodes"] + ((mode == ENTER) & ~x["finished"]),
         )
         return self._driver(new, decided & at_root, result, bound), stack, tt
@@ -536,13 +613,16 @@ class Searcher:
                      mv=mv.at[:, :n - 1].set(p["trick"][jnp.minimum(jnp.arange(b), q - 1)]),
                      snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
                      acc=jnp.zeros((b, self.depth), jnp.int8),
+                     racc=jnp.zeros((b, self.depth, 4), jnp.uint16),
                      fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
                      fP=jnp.zeros((b, self.nt + 1, 4), jnp.uint16))
         tt = dict(k0=jnp.zeros((b, self.tt_size), jnp.uint32),
                   k1=jnp.zeros((b, self.tt_size), jnp.uint32),
                   lo=jnp.zeros((b, self.tt_size), jnp.int8),
                   hi=jnp.zeros((b, self.tt_size), jnp.int8),
-                  bm=jnp.full((b, self.tt_size), -1, jnp.int8))
+                  bm=jnp.full((b, self.tt_size), -1, jnp.int8),
+                  rel=jnp.zeros((b, self.tt_size, 4), jnp.uint16),
+                  pat=jnp.zeros((b, self.tt_size, n, 4), jnp.uint16))
         out = jnp.full(q + 1, -1, jnp.int32)  # slot q: a sink for idle lanes
         nodes = jnp.zeros(q + 1, jnp.int32)
 
