@@ -23,11 +23,12 @@ from solvers.position import Position, Rules
 class Solution:
     """value: the position's value (the side's total, `taken` included); moves: the value
     after each legal move of the player to act, by action id (with `all_moves`); nodes: the
-    search nodes visited."""
+    search nodes visited; trick_nodes: those at a trick's start (DDS's count of nodes)."""
 
     value: int
     moves: dict[int, int] | None
     nodes: int
+    trick_nodes: int
 
 
 def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
@@ -43,7 +44,7 @@ def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int) -> search
 
 
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
-         tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray]:
+         tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = _searcher(positions, lanes, tt_bits)
     return s.run(search.encode(positions, goals, root_moves))
 
@@ -81,19 +82,20 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False, lanes: int 
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
         group = [positions[i] for i in idx]
-        values, nodes = _run(group, lanes=lanes, tt_bits=tt_bits)
+        values, nodes, trick_nodes = _run(group, lanes=lanes, tt_bits=tt_bits)
         moves: list[dict[int, int] | None] = [None] * len(group)
         if all_moves:
             reps = _root_classes(group)
             todo = [(k, r) for k, rep in enumerate(reps) for r in sorted(set(rep.values()))]
-            child_vals, child_nodes = _run([group[k] for k, _ in todo], None,
-                                           [(r,) for _, r in todo], lanes, tt_bits)
+            child_vals, child_nodes, child_trick = _run([group[k] for k, _ in todo], None,
+                                                        [(r,) for _, r in todo], lanes, tt_bits)
             found = {t: int(v) for t, v in zip(todo, child_vals, strict=True)}
-            for (k, _), n in zip(todo, child_nodes, strict=True):
+            for (k, _), n, t in zip(todo, child_nodes, child_trick, strict=True):
                 nodes[k] += n
+                trick_nodes[k] += t
             moves = [{m: found[k, r] for m, r in rep.items()} for k, rep in enumerate(reps)]
         for k, i in enumerate(idx):
-            out[i] = Solution(int(values[k]), moves[k], int(nodes[k]))
+            out[i] = Solution(int(values[k]), moves[k], int(nodes[k]), int(trick_nodes[k]))
     return out  # type: ignore[return-value]
 
 
@@ -104,7 +106,7 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
     positions = list(positions)
     out = [False] * len(positions)
     for _, idx in _batches(positions).items():
-        res, _ = _run([positions[i] for i in idx], [goals[i] for i in idx], None, lanes,
+        res, *_ = _run([positions[i] for i in idx], [goals[i] for i in idx], None, lanes,
                       tt_bits)
         for k, i in enumerate(idx):
             out[i] = bool(res[k])

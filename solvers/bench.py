@@ -4,7 +4,9 @@ Whist: the same random bridge positions (`cards` cards a hand, one strain and on
 each, the leader's side) solved by the JAX search (after a warm-up compile) and by DDS
 through endplay (one SolveBoard each, when installed): solves/s and the ratio. Kan: random
 Gonin Kan deal-1 positions at the first card of trick 1 (`gonin_cards` cards a hand left
-after random play; 10 = the whole deal): solves/s and nodes/s.
+after random play; 10 = the whole deal): solves/s and nodes/s. Trick nodes (positions at
+a trick's start that the search entered) are what DDS counts as nodes: the table compares
+the two searches' sizes on the same positions.
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
 gonin_cards (5), seed (0); `--no-baseline` skips DDS. The defaults run in a minute or two on
@@ -72,7 +74,9 @@ def _timed(positions: list[Position], lanes: int) -> dict:
     dt = time.perf_counter() - t
     nodes = sum(s.nodes for s in sols)
     return {"positions": len(positions), "seconds": dt, "solves_per_s": len(positions) / dt,
-            "nodes": nodes, "nodes_per_s": nodes / dt, "values": [s.value for s in sols]}
+            "nodes": nodes, "nodes_per_s": nodes / dt,
+            "trick_nodes_per_solve": sum(s.trick_nodes for s in sols) / len(sols),
+            "values": [s.value for s in sols]}
 
 
 def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
@@ -81,14 +85,15 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
     result = {"whist": _timed(whist_positions(deals, cards, seed), lanes), "cards": cards,
               "gonin_cards": gonin_cards, "lanes": lanes}
     if baseline:
-        from solvers.dds import dds_value
+        from solvers.dds import dds_solve
 
         positions = whist_positions(deals, cards, seed)
         t = time.perf_counter()
-        values = [dds_value(p) for p in positions]
+        solved = [dds_solve(p) for p in positions]
         dt = time.perf_counter() - t
-        result["dds"] = {"seconds": dt, "solves_per_s": deals / dt}
-        result["agree"] = values == result["whist"]["values"]
+        result["dds"] = {"seconds": dt, "solves_per_s": deals / dt,
+                         "trick_nodes_per_solve": sum(n for _, n in solved) / deals}
+        result["agree"] = [v for v, _ in solved] == result["whist"]["values"]
         result["ratio"] = result["whist"]["solves_per_s"] / result["dds"]["solves_per_s"]
     if gonin_deals:
         result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes)
@@ -96,16 +101,21 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
 
 
 def format_bench(r: dict) -> str:
+    w = r["whist"]
     rows = [f"| whist ({r['cards']} cards a hand) | JAX, {r['lanes']} lanes | "
-            f"{r['whist']['solves_per_s']:.2f} | {r['whist']['nodes_per_s']:,.0f} |"]
+            f"{w['solves_per_s']:.2f} | {w['nodes_per_s']:,.0f} | "
+            f"{w['trick_nodes_per_solve']:,.0f} |"]
     if "dds" in r:
         rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay) | "
-                    f"{r['dds']['solves_per_s']:.2f} | |")
+                    f"{r['dds']['solves_per_s']:.2f} | | "
+                    f"{r['dds']['trick_nodes_per_solve']:,.0f} |")
     if "gonin_kan" in r:
         g = r["gonin_kan"]
         rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | JAX, "
-                    f"{r['lanes']} lanes | {g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} |")
-    out = "| positions | solver | solves/s | nodes/s |\n|---|---|---:|---:|\n" + "\n".join(rows)
+                    f"{r['lanes']} lanes | {g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} | "
+                    f"{g['trick_nodes_per_solve']:,.0f} |")
+    out = ("| positions | solver | solves/s | nodes/s | trick nodes a solve |\n"
+           "|---|---|---:|---:|---:|\n" + "\n".join(rows))
     if "ratio" in r:
         out += f"\n\nJAX / DDS: {r['ratio']:.3f}x (values agree: {r['agree']})"
     return out

@@ -48,7 +48,8 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
     seat = (lambda s: SEAT_NAMES[s]) if game == "whist" else (lambda s: players[s])
     out = {"game": game, "value": sol.value,
            "side": [seat(s) for s in range(pos.rules.n) if pos.side[s]],
-           "to_move": seat(pos.to_move), "trump": pos.trump, "nodes": sol.nodes}
+           "to_move": seat(pos.to_move), "trump": pos.trump, "nodes": sol.nodes,
+           "trick_nodes": sol.trick_nodes}
     if len(options) > 1:
         key = "trump" if options[0].get("trump") is not None else "leader"
         out["choices"] = {str(o[key]): s.value for o, s in zip(options, sols, strict=True)}
@@ -87,7 +88,8 @@ def _solve_batch(args, flags: dict) -> None:
         except ValueError as err:
             raise ValueError(f"{args.batch}: deal {i + 1}: {err}") from err
     sols = api.solve(positions, all_moves=args.all_moves)
-    cols = {"deal": deals, "value": [s.value for s in sols], "nodes": [s.nodes for s in sols]}
+    cols = {"deal": deals, "value": [s.value for s in sols], "nodes": [s.nodes for s in sols],
+            "trick_nodes": [s.trick_nodes for s in sols]}
     if args.all_moves:
         cols["moves"] = [json.dumps({_move_token(p, m): v for m, v in s.moves.items()})
                          for p, s in zip(positions, sols, strict=True)]

@@ -91,17 +91,23 @@ def dds_move_values(pos: Position) -> dict[int, int]:
 def dds_value(pos: Position) -> int:
     """The tricks `pos.side` takes from now on, both sides playing perfectly, plus
     `pos.taken`: DDS's SolveBoard for the player to move (at a trick boundary or mid-trick)."""
+    return dds_solve(pos)[0]
+
+
+def dds_solve(pos: Position) -> tuple[int, int]:
+    """(`dds_value(pos)`, the nodes DDS searched: the positions at a trick's start)."""
     _check(pos)
     if not pos.hands[pos.to_move]:
-        return pos.taken
+        return pos.taken, 0
     if pos.root_moves is not None:
         values = dds_move_values(pos).values()
-        return max(values) if pos.side[pos.to_move] else min(values)
+        return (max(values) if pos.side[pos.to_move] else min(values)), 0
     _, dds = _endplay()
-    solved = list(dds.solve_board(_deal(pos), dds.SolveMode.OptimalOne))
+    board = dds.solve_board(_deal(pos), dds.SolveMode.OptimalOne)
+    solved = list(board)
     if not solved:
         raise RuntimeError(f"DDS returned no cards for {pos}")
-    return _to_side(pos, solved[0][1])
+    return _to_side(pos, solved[0][1]), int(board._data.nodes)
 
 
 def random_whist_position(rng: np.random.Generator, trump: int, leader: int,

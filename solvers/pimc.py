@@ -191,7 +191,7 @@ class Pimc:
             (-1,) + a.shape[2:]) for k, a in problems.items()}
         flat["root"] = jnp.broadcast_to(roots[:, None], shape + (5,)).reshape(-1, 5)
         order = jnp.argsort((~solve).reshape(-1).astype(jnp.int8), stable=True)
-        res, _ = self.searcher.solve_all({k: a[order] for k, a in flat.items()},
+        res, *_ = self.searcher.solve_all({k: a[order] for k, a in flat.items()},
                                          jnp.sum(solve), jnp.int32(self.budget))
         res = jnp.zeros_like(res).at[order].set(res).reshape(shape)
         res = jnp.take_along_axis(res, lead[:, None, :], axis=2)  # a class shares its value

@@ -269,7 +269,8 @@ class Searcher:
         return jnp.where((SUITS == code >> 4) & (code < JK_CODE) & rival,
                          jnp.uint32(1) << (code & 15).astype(jnp.uint32), jnp.uint32(0))
 
-    def _quick_tricks(self, hands: Array, leader: Array, trump: Array) -> tuple[Array, Array]:
+    def _quick_tricks(self, hands: Array, leader: Array, trump: Array,
+                      side: Array) -> tuple[Array, Array]:
         """(count, cards): the tricks the leader cashes for sure, with his cards above every
         other live card of their suit (uint32[4]); in a side suit of a trump game only as
         many rounds as every other player who holds a trump can follow."""
@@ -281,8 +282,24 @@ class Searcher:
         lengths = jax.lax.population_count(hands).astype(jnp.int32)
         ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
         safe = jnp.min(jnp.where(ruffers[:, None], lengths, 13), axis=0)
-        return jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
-                                 jnp.minimum(wins, safe))), cards
+        count = jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
+                                  jnp.minimum(wins, safe)))
+        # then, with no trumps in play: a low card to the partner's winners (the one other
+        # player of the leader's side), and his winners (if his discards on the leader's
+        # winners can spare them)
+        mates = (side == side[leader]) & others
+        partner = jnp.argmax(mates)
+        above = jnp.clip(_top(_words_of(hands, jnp.arange(self.n) != partner)) + 1, 0,
+                         31).astype(jnp.uint32)
+        his = hands[partner] >> above << above
+        his_wins = jax.lax.population_count(his).astype(jnp.int32)
+        entry = jnp.any((his != 0) & (hands[leader] != 0))
+        discards = jnp.sum(jnp.maximum(wins - lengths[partner], 0))
+        spare = jnp.sum(lengths[partner] - his_wins)
+        no_trumps = (trump < 0) | ~jnp.any((SUITS == trump) & (hands != 0))
+        cross = entry & (discards <= spare) & no_trumps & (jnp.sum(mates) == 1)
+        return (count + jnp.where(cross, jnp.sum(his_wins), 0),
+                cards | jnp.where(cross, his, jnp.uint32(0)))
 
     def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array, Array]:
         """(seat, count, cards): the holder of the highest trump and how many of his trumps
@@ -386,7 +403,7 @@ class Searcher:
             side_min=jnp.where(is_goal, goal[0], t),
             other_max=jnp.where(is_goal, goal[1], total - t),
             leader=leader, led=led, nplayed=nplayed, best_s=best_s, best_p=best_p,
-            tpts=tpts, sp=sp, op=op, done=done, nodes=jnp.int32(0),
+            tpts=tpts, sp=sp, op=op, done=done, nodes=jnp.int32(0), trick_nodes=jnp.int32(0),
             finished=jnp.bool_(False), result=jnp.int32(0),
         )
 
@@ -420,9 +437,13 @@ class Searcher:
         # the ranks the entry's results depend on: those of the table entries used and of
         # the sure tricks below
         enter_rel = _words_of(e_rel, match)
+        legal = self._legal(h, x["jk"] == to_move, leading, x["led"], x["done"])
+        at_root = d == x["root"]
         if self.quick:
-            qt, q_cards = self._quick_tricks(H, x["leader"], x["trump"])
-            qt = jnp.where(leading, qt, 0)
+            # sure tricks, at a trick's start (not at a root limited to some of its moves)
+            static = leading & ~(at_root & jnp.any((legal & ~x["root_mask"]) != 0))
+            qt, q_cards = self._quick_tricks(H, x["leader"], x["trump"], x["side"])
+            qt = jnp.where(static, qt, 0)
             ours = x["side"][x["leader"]]
             enter_yes |= ours & (x["sp"] + qt >= x["side_min"]) & ~failed
             enter_no |= ~ours & (x["op"] + qt > x["other_max"])
@@ -431,8 +452,8 @@ class Searcher:
             # later tricks: top trumps in one hand; a yes from them only for value problems
             # (the goal may need the other side still low when it is reached)
             holder, tops, t_cards = self._top_trumps(H, x["trump"])
-            tops = jnp.where(leading, tops, 0)
-            enter_rel |= jnp.where(leading, q_cards | t_cards, jnp.uint32(0))
+            tops = jnp.where(static, tops, 0)
+            enter_rel |= jnp.where(static, q_cards | t_cards, jnp.uint32(0))
             mine = x["side"][holder]
             enter_yes |= mine & ~x["is_goal"] & (x["sp"] + tops >= x["side_min"]) & ~failed
             enter_no |= ~mine & (x["sp"] + left - tops < x["side_min"])
@@ -441,9 +462,7 @@ class Searcher:
         # fail-soft: a yes comes with a lower bound on the side's final total, a no with an
         # upper bound (goal searches: just need / need - 1)
         enter_bound = x["sp"] + jnp.where(enter_yes, sure, lost)
-        moves = self._legal(h, x["jk"] == to_move, leading, x["led"], x["done"])
-        at_root = d == x["root"]
-        moves = jnp.where(at_root, moves & x["root_mask"], self._equivalent(moves, h, P))
+        moves = jnp.where(at_root, legal & x["root_mask"], self._equivalent(legal, h, P))
         # -- resuming a node after a child's result
         cand = jnp.where(mode == ENTER, moves, stack["cand"][d].astype(jnp.uint32))
         child = x["child"]
@@ -521,7 +540,11 @@ class Searcher:
         hint = hint[jnp.argmax(match & (hint >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
         use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
-        move = jnp.where(use_hint, hint, move)
+        # killer move: the last move that cut off a search at this depth, if it is a candidate
+        killer = stack["killer"][d].astype(jnp.int32)
+        k_word, k_bit = _slot(jnp.maximum(killer, 0))
+        use_killer = leading & (killer >= 0) & (((cand[k_word] >> k_bit) & 1) != 0)
+        move = jnp.where(use_hint, hint, jnp.where(use_killer, killer, move))
         word, bit = _slot(move)
         card = word < 4
         suit = jnp.where(card, move >> 4, jnp.where(move >= LEAD_CODE, move - LEAD_CODE, 4))
@@ -560,6 +583,8 @@ class Searcher:
                 [x[k] for k in SNAP])).astype(jnp.int8)),
             acc=stack["acc"].at[d].set(acc.astype(jnp.int8)),
             racc=stack["racc"].at[d].set(racc.astype(jnp.uint16)),
+            killer=stack["killer"].at[d].set(jnp.where(
+                (mode == RESUME) & resume_cut, stack["mv"][d], stack["killer"][d])),
             fH=stack["fH"].at[x["done"]].set(jnp.where(never, frame_H, played_H).astype(
                 jnp.uint16)),
             fP=stack["fP"].at[x["done"]].set(jnp.where(never, frame_P, P).astype(jnp.uint16)),
@@ -577,6 +602,7 @@ class Searcher:
             mode=jnp.where(go_on, ENTER, RESUME), child=result, bound=bound,
             rel=jnp.where(pop, pop_rel, rel),
             nodes=x["nodes"] + ((mode == ENTER) & ~x["finished"]),
+            trick_nodes=x["trick_nodes"] + ((mode == ENTER) & leading & ~x["finished"]),
         )
         return self._driver(new, decided & at_root, result, bound), stack, tt
 
@@ -600,9 +626,11 @@ class Searcher:
 
     # ---- the batch ------------------------------------------------------------------------------
     def solve_all(self, p: dict[str, Array], count: Array,
-                   budget: Array = NO_BUDGET) -> tuple[Array, Array]:
-        """Solve problems 0..count-1 of the (padded) batch `p`; a problem still open after
-        `budget` nodes (checked every `refill_every` steps) is given up: result -1."""
+                   budget: Array = NO_BUDGET) -> tuple[Array, Array, Array]:
+        """Solve problems 0..count-1 of the (padded) batch `p`: (result, nodes, trick nodes)
+        per problem. A problem still open after `budget` nodes (checked every `refill_every`
+        steps) is given up: result -1. Trick nodes are the nodes at a trick's start (what DDS
+        counts as nodes)."""
         q, b, n = p["hands"].shape[0], self.lanes, self.n
         load = jax.vmap(self._load, in_axes=(None, 0))
         step = jax.vmap(self._step)
@@ -614,6 +642,7 @@ class Searcher:
                      snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
                      acc=jnp.zeros((b, self.depth), jnp.int8),
                      racc=jnp.zeros((b, self.depth, 4), jnp.uint16),
+                     killer=jnp.full((b, self.depth), -1, jnp.int8),
                      fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
                      fP=jnp.zeros((b, self.nt + 1, 4), jnp.uint16))
         tt = dict(k0=jnp.zeros((b, self.tt_size), jnp.uint32),
@@ -624,7 +653,7 @@ class Searcher:
                   rel=jnp.zeros((b, self.tt_size, 4), jnp.uint16),
                   pat=jnp.zeros((b, self.tt_size, n, 4), jnp.uint16))
         out = jnp.full(q + 1, -1, jnp.int32)  # slot q: a sink for idle lanes
-        nodes = jnp.zeros(q + 1, jnp.int32)
+        nodes = jnp.zeros((2, q + 1), jnp.int32)
 
         def chunk(carry):
             lanes, stack, tt, out, nodes, nxt = carry
@@ -638,7 +667,7 @@ class Searcher:
             real = lanes["pid"] < count
             where = jnp.where(fin & real, lanes["pid"], q)
             out = out.at[where].set(jnp.where(fin & real, lanes["result"], -1))
-            nodes = nodes.at[where].set(lanes["nodes"])
+            nodes = nodes.at[:, where].set(jnp.stack([lanes["nodes"], lanes["trick_nodes"]]))
             rank = jnp.cumsum(fin) - 1
             new_pid = nxt + rank
             fresh = load(p, jnp.minimum(new_pid, q - 1))
@@ -649,6 +678,7 @@ class Searcher:
                 lanes, fresh)
             stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
                 fin[:, None], p["trick"][jnp.minimum(new_pid, q - 1)], stack["mv"][:, :n - 1]))
+            stack["killer"] = jnp.where(fin[:, None], jnp.int8(-1), stack["killer"])
             return lanes, stack, tt, out, nodes, nxt + jnp.sum(fin)
 
         def busy(carry):
@@ -657,7 +687,7 @@ class Searcher:
         lanes["pid"] = jnp.where(jnp.arange(b) < count, jnp.arange(b), q)
         carry = (lanes, stack, tt, out, nodes, jnp.minimum(count, b))
         carry = jax.lax.while_loop(busy, chunk, carry)
-        return carry[3][:q], carry[4][:q]
+        return carry[3][:q], carry[4][0, :q], carry[4][1, :q]
 
     @staticmethod
     def _padded(problems: Problems) -> dict[str, np.ndarray]:
@@ -674,12 +704,13 @@ class Searcher:
         jax.block_until_ready(self._run(self._padded(problems), jnp.int32(0),
                                         jnp.int32(NO_BUDGET)))
 
-    def run(self, problems: Problems, budget: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(result, nodes) per problem: the exact value, or 0/1 for a goal problem; -1 for a
-        problem given up after `budget` nodes (default: no limit)."""
-        result, nodes = self._run(self._padded(problems), jnp.int32(len(problems)),
-                                  jnp.int32(NO_BUDGET if budget is None else budget))
-        return np.array(result[: len(problems)]), np.array(nodes[: len(problems)])
+    def run(self, problems: Problems,
+            budget: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(result, nodes, trick nodes) per problem: the exact value, or 0/1 for a goal
+        problem; -1 for a problem given up after `budget` nodes (default: no limit)."""
+        out = self._run(self._padded(problems), jnp.int32(len(problems)),
+                        jnp.int32(NO_BUDGET if budget is None else budget))
+        return tuple(np.array(a[: len(problems)]) for a in out)
 
     def legal_at_roots(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
         """bool[Q, M] twice (M: the game's action ids): the legal moves at each problem's
