@@ -429,39 +429,49 @@ class Searcher:
         match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
         hit = jnp.any(match)
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
-        t_lo = jnp.max(jnp.where(match, tt["lo"][ways].astype(jnp.int32), 0))
-        t_hi = jnp.min(jnp.where(match, tt["hi"][ways].astype(jnp.int32), 127))
-        enter_yes = reached | (t_lo >= need)
-        enter_no = failed | (t_hi < need)
-        sure, lost = t_lo, jnp.minimum(left, t_hi)  # bounds on the side's future points
-        # the ranks the entry's results depend on: those of the table entries used and of
-        # the sure tricks below
-        enter_rel = _words_of(e_rel, match)
+        e_lo = jnp.where(match, tt["lo"][ways].astype(jnp.int32), 0)
+        e_hi = jnp.where(match, tt["hi"][ways].astype(jnp.int32), 127)
+        t_lo, t_hi = jnp.max(e_lo), jnp.min(e_hi)
         legal = self._legal(h, x["jk"] == to_move, leading, x["led"], x["done"])
         at_root = d == x["root"]
+        # Decided on entry by the first that decides of: the goal met or out of reach (no
+        # rank matters), the table (its entries' ranks), sure tricks (their cards). Fail-soft:
+        # a yes comes with a lower bound on the side's final total, a no with an upper bound
+        # (goal searches: just need / need - 1); `sure`, `lost`: bounds on future points.
+        trivial = reached | failed
+        t_yes, t_no = t_lo >= need, t_hi < need
+        by_table = (t_yes | t_no) & ~trivial
+        q_yes = q_no = jnp.bool_(False)
+        sure, lost, q_rel = jnp.int32(0), left, jnp.zeros(4, jnp.uint32)
         if self.quick:
             # sure tricks, at a trick's start (not at a root limited to some of its moves)
             static = leading & ~(at_root & jnp.any((legal & ~x["root_mask"]) != 0))
             qt, q_cards = self._quick_tricks(H, x["leader"], x["trump"], x["side"])
             qt = jnp.where(static, qt, 0)
             ours = x["side"][x["leader"]]
-            enter_yes |= ours & (x["sp"] + qt >= x["side_min"]) & ~failed
-            enter_no |= ~ours & (x["op"] + qt > x["other_max"])
-            sure = jnp.maximum(sure, jnp.where(ours, qt, 0))
-            lost = jnp.minimum(lost, left - jnp.where(ours, 0, qt))
             # later tricks: top trumps in one hand; a yes from them only for value problems
             # (the goal may need the other side still low when it is reached)
             holder, tops, t_cards = self._top_trumps(H, x["trump"])
             tops = jnp.where(static, tops, 0)
-            enter_rel |= jnp.where(static, q_cards | t_cards, jnp.uint32(0))
             mine = x["side"][holder]
-            enter_yes |= mine & ~x["is_goal"] & (x["sp"] + tops >= x["side_min"]) & ~failed
-            enter_no |= ~mine & (x["sp"] + left - tops < x["side_min"])
-            sure = jnp.maximum(sure, jnp.where(mine & ~x["is_goal"], tops, 0))
-            lost = jnp.minimum(lost, left - jnp.where(mine, 0, tops))
-        # fail-soft: a yes comes with a lower bound on the side's final total, a no with an
-        # upper bound (goal searches: just need / need - 1)
-        enter_bound = x["sp"] + jnp.where(enter_yes, sure, lost)
+            q_yes = (ours & (x["sp"] + qt >= x["side_min"])
+                     | mine & ~x["is_goal"] & (x["sp"] + tops >= x["side_min"]))
+            q_no = ~ours & (x["op"] + qt > x["other_max"]) | ~mine & (
+                x["sp"] + left - tops < x["side_min"])
+            # decided by the sure tricks, else by the top trumps: their count, their cards
+            by_qt = jnp.where(ours, x["sp"] + qt >= x["side_min"], x["op"] + qt > x["other_max"])
+            sure = jnp.where(by_qt, qt, tops)
+            lost = left - sure
+            q_rel = jnp.where(static, jnp.where(by_qt, q_cards, t_cards), jnp.uint32(0))
+        enter_yes = reached | t_yes | q_yes & ~failed
+        enter_no = failed | t_no | q_no
+        enter_bound = x["sp"] + jnp.where(
+            trivial, jnp.where(reached, 0, left), jnp.where(
+                by_table, jnp.where(t_yes, t_lo, jnp.minimum(left, t_hi)),
+                jnp.where(q_yes, sure, lost)))
+        # the ranks the result depends on
+        entry = jnp.where(t_yes, jnp.argmax(e_lo), jnp.argmin(e_hi))  # the one that decides
+        enter_rel = jnp.where(trivial, jnp.uint32(0), jnp.where(by_table, e_rel[entry], q_rel))
         moves = jnp.where(at_root, legal & x["root_mask"], self._equivalent(legal, h, P))
         # -- resuming a node after a child's result
         cand = jnp.where(mode == ENTER, moves, stack["cand"][d].astype(jnp.uint32))
