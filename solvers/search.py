@@ -17,15 +17,23 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   its first failing child; the goal is tested when a trick ends (points only change then),
   and fails as soon as even winning everything left cannot reach it;
 - quick tricks (whist): the cards the leader can cash for sure (above every other live card
-  of their suit, not ruffable) end a search early, for either side;
+  of their suit, not ruffable), then with no trumps in play his partner's, reached by a low
+  card, end a search early, for either side; so do the top trumps of one hand;
 - rank equivalence: of cards one hand holds that are adjacent in relative rank and worth the
   same points, only the highest is tried (`(h >> 1) & h`, one word operation);
-- move ordering without sorting: per suit a candidate (lead high; win as cheaply as possible;
-  play low, or give points, when partner wins), then the argmax over suits and joker moves;
-- a per-lane transposition table, probed and stored at trick boundaries, keyed by a 64-bit
-  hash of the words (who holds what, by relative rank), the joker's holder and the leader,
-  stores bounds on the side's *future* points (valid for every target) and the best move;
-  a goal search keys on the points taken too;
+- move ordering without sorting: the table's best move, at a lead the last move that cut off
+  a search at that depth (killer), else per suit a candidate (lead high; win as cheaply as
+  possible; play low, or give points, when partner wins) and the argmax over suits and
+  joker moves;
+- a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
+  and stored at trick boundaries: a bucket is chosen by a 64-bit hash of each hand's suit
+  lengths, the point cards, the joker's holder and the leader (and the points taken, for a
+  goal search); each of its entries stores bounds on the side's *future* points (valid for
+  every target), the best move, and the ranks its result depended on (the rank of each
+  trick's winner that beat a card of its suit, the sure tricks' cards; with every rank
+  above them, and the point cards) with who held them. It answers for every position with
+  those lengths and those holders: others differ only in small cards that never won by
+  rank;
 - exact values: a binary search over the target T, on the same table;
 - a work queue: lanes that finish a problem take the next one (every `refill_every` steps),
   so one slow position does not hold up the batch.

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import random
 
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
-from solvers import api
+from solvers import api, search
 from solvers import reference as ref
 from solvers.position import WHIST, Position, Rules, kan_rules
 
@@ -49,8 +51,11 @@ def random_position(rules: Rules, rng: random.Random, cards_left: int) -> Positi
 def whist_cases() -> list[Position]:
     """Endings where a careless sure-trick count goes wrong (whist ids 13 * suit + rank, suits
     S H D C, rank 12 = A): the leader's top spades ruffed by East (hearts trump); North's
-    K Q under partner's bare A (the partner wins and keeps the lead); the top trumps split
-    between both sides; the top two trumps in one hand (later tricks). North leads, N-S."""
+    K Q under partner's bare A (the partner wins and keeps the lead; the D 2 lead loses two
+    tricks); the top trumps split between both sides; the top two trumps in one hand (later
+    tricks); a low heart to partner's A K and A of diamonds; two top spades, partner
+    discarding his small diamonds, then a low heart to his A (both no trump). North leads,
+    N-S."""
     ns = (True, False, True, False)
     def pos(hands, trump):
         return Position(WHIST, tuple(tuple(sorted(h)) for h in hands), trump, 0, ns,
@@ -58,7 +63,9 @@ def whist_cases() -> list[Position]:
     return [pos([(12, 11, 10), (13, 14, 15), (0, 1, 2), (26, 27, 28)], 1),
             pos([(11, 10, 26), (0, 15, 16), (12, 39, 40), (1, 27, 28)], -1),
             pos([(12, 13, 14), (11, 15, 16), (0, 26, 27), (1, 28, 29)], 0),
-            pos([(26, 13, 14), (12, 11, 15), (0, 27, 39), (1, 28, 40)], 0)]
+            pos([(26, 13, 14), (12, 11, 15), (0, 27, 39), (1, 28, 40)], 0),
+            pos([(13, 26, 39), (0, 1, 2), (25, 24, 38), (51, 50, 49)], -1),
+            pos([(12, 11, 13), (0, 1, 14), (25, 27, 28), (39, 40, 41)], -1)]
 
 
 def sample(name: str, count: int, seed: int) -> list[Position]:
@@ -80,6 +87,30 @@ def test_values_and_every_move_equal_the_reference(solved):
     for pos, sol in zip(positions, solutions, strict=True):
         assert sol.value == ref.value(pos), pos
         assert sol.moves == ref.move_values(pos), pos
+
+
+def test_trick_nodes_are_counted(solved):
+    _, solutions = solved
+    assert all(0 <= s.trick_nodes <= s.nodes for s in solutions)
+    assert sum(s.trick_nodes for s in solutions) > 0
+
+
+def test_rank_sets_cross_a_trick_end():
+    """Partition search carries the ranks a result depends on back over a trick's end:
+    `_unsqueeze` puts back, empty, the ranks `_squeeze` took out."""
+    s = search.Searcher(WHIST, lanes=1)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        cards = rng.choice(52, 4, replace=False)
+        codes = jnp.asarray(16 * (cards // 13) + cards % 13, jnp.int32)
+        words = jnp.asarray(rng.integers(0, 1 << 13, 4), jnp.uint32)
+        played = np.zeros(4, np.uint32)
+        for c in cards:
+            played[c // 13] |= 1 << (c % 13)
+        squeezed = s._squeeze(words[None], codes)[0]
+        back = s._unsqueeze(squeezed, codes)
+        np.testing.assert_array_equal(back, words & ~played)
+        np.testing.assert_array_equal(s._squeeze(back[None], codes)[0], squeezed)
 
 
 def test_goals_equal_the_reference(solved):
