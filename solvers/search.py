@@ -303,7 +303,8 @@ class Searcher:
         his_wins = jax.lax.population_count(his).astype(jnp.int32)
         entry = jnp.any((his != 0) & (hands[leader] != 0))
         discards = jnp.sum(jnp.maximum(wins - lengths[partner], 0))
-        spare = jnp.sum(lengths[partner] - his_wins)
+        # his cards that are neither winners nor needed to follow the leader's winners
+        spare = jnp.sum(lengths[partner] - his_wins - jnp.minimum(lengths[partner], wins))
         no_trumps = (trump < 0) | ~jnp.any((SUITS == trump) & (hands != 0))
         cross = entry & (discards <= spare) & no_trumps & (jnp.sum(mates) == 1)
         return (count + jnp.where(cross, jnp.sum(his_wins), 0),
