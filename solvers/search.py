@@ -178,6 +178,12 @@ def _closure(words: Array) -> Array:
     return jnp.where(words != 0, ~(low - jnp.uint32(1)) & jnp.uint32(0xFFFF), jnp.uint32(0))
 
 
+def _above(words: Array, rest: Array) -> Array:
+    """The cards of `words` above every card of `rest` in their suit (word by word)."""
+    shift = jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)
+    return words >> shift << shift
+
+
 def _words_of(hands: Array, seats: Array) -> Array:
     """The suit words (uint32[4]) of the seats `seats` (bool[n]) together."""
     return jax.lax.reduce(jnp.where(seats[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
@@ -284,8 +290,7 @@ class Searcher:
         many rounds as every other player who holds a trump can follow."""
         others = jnp.arange(self.n) != leader
         rest = _words_of(hands, others)
-        above = jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)
-        cards = hands[leader] >> above << above
+        cards = _above(hands[leader], rest)
         wins = jax.lax.population_count(cards).astype(jnp.int32)
         lengths = jax.lax.population_count(hands).astype(jnp.int32)
         ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
@@ -297,9 +302,7 @@ class Searcher:
         # winners can spare them)
         mates = (side == side[leader]) & others
         partner = jnp.argmax(mates)
-        above = jnp.clip(_top(_words_of(hands, jnp.arange(self.n) != partner)) + 1, 0,
-                         31).astype(jnp.uint32)
-        his = hands[partner] >> above << above
+        his = _above(hands[partner], _words_of(hands, jnp.arange(self.n) != partner))
         his_wins = jax.lax.population_count(his).astype(jnp.int32)
         entry = jnp.any((his != 0) & (hands[leader] != 0))
         discards = jnp.sum(jnp.maximum(wins - lengths[partner], 0))
@@ -319,8 +322,7 @@ class Searcher:
         seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
         rest = jax.lax.reduce(jnp.where(jnp.arange(self.n) != seat, trumps, jnp.uint32(0)),
                               jnp.uint32(0), jax.lax.bitwise_or, (0,))
-        above = jnp.clip(_top(rest) + 1, 0, 31).astype(jnp.uint32)
-        tops = trumps[seat] >> above << above
+        tops = _above(trumps[seat], rest)
         count = jax.lax.population_count(tops).astype(jnp.int32)
         return seat, count, jnp.where(SUITS == trump, tops, jnp.uint32(0))
 
