@@ -17,10 +17,14 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   its first failing child; the goal is tested when a trick ends (points only change then),
   and fails as soon as even winning everything left cannot reach it;
 - quick tricks (whist): the cards the leader can cash for sure (above every other live card
-  of their suit, not ruffable), then with no trumps in play his partner's, reached by a low
-  card, end a search early, for either side; so do the top trumps of one hand;
+  of their suit, not ruffable, and the rest of the suit once they have drawn every other
+  card of it), then with no trumps in play his partner's, reached by a low card, end a
+  search early, for either side; so do the top trumps of one hand, and at a trick's second
+  hand a trick his side surely wins (then, with no trumps, the winner's cashable cards);
 - rank equivalence: of cards one hand holds that are adjacent in relative rank and worth the
-  same points, only the highest is tried (`(h >> 1) & h`, one word operation);
+  same points, only the highest is tried (`(h >> 1) & h`, one word operation); and once a
+  node has tried a card below every rank its tried moves' results depended on, the other
+  such cards of that suit are skipped (the same move for this search, as in DDS);
 - move ordering without sorting: the table's best move, at a lead the last move that cut off
   a search at that depth (killer), else per suit a candidate (lead high; win as cheaply as
   possible; play low, or give points, when partner wins) and the argmax over suits and
@@ -289,10 +293,8 @@ class Searcher:
         other live card of their suit (uint32[4]); in a side suit of a trump game only as
         many rounds as every other player who holds a trump can follow."""
         others = jnp.arange(self.n) != leader
-        rest = _words_of(hands, others)
-        cards = _above(hands[leader], rest)
-        wins = jax.lax.population_count(cards).astype(jnp.int32)
         lengths = jax.lax.population_count(hands).astype(jnp.int32)
+        cards, wins = self._winners(hands, lengths, leader)
         ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
         safe = jnp.min(jnp.where(ruffers[:, None], lengths, 13), axis=0)
         count = jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
@@ -302,8 +304,7 @@ class Searcher:
         # winners can spare them)
         mates = (side == side[leader]) & others
         partner = jnp.argmax(mates)
-        his = _above(hands[partner], _words_of(hands, jnp.arange(self.n) != partner))
-        his_wins = jax.lax.population_count(his).astype(jnp.int32)
+        his, his_wins = self._winners(hands, lengths, partner)
         entry = jnp.any((his != 0) & (hands[leader] != 0))
         discards = jnp.sum(jnp.maximum(wins - lengths[partner], 0))
         # his cards that are neither winners nor needed to follow the leader's winners
@@ -312,6 +313,47 @@ class Searcher:
         cross = entry & (discards <= spare) & no_trumps & (jnp.sum(mates) == 1)
         return (count + jnp.where(cross, jnp.sum(his_wins), 0),
                 cards | jnp.where(cross, his, jnp.uint32(0)))
+
+    def _winners(self, hands: Array, lengths: Array, seat: Array) -> tuple[Array, Array]:
+        """(cards, count): `seat`'s cards above every other live card of their suit
+        (uint32[4]), and per suit the tricks they take led from the top: those cards, or his
+        whole suit once they have drawn every other card of it (length tricks; the table key
+        holds the lengths, so only the top cards' ranks matter)."""
+        others = jnp.arange(self.n) != seat
+        cards = _above(hands[seat], _words_of(hands, others))
+        tops = jax.lax.population_count(cards).astype(jnp.int32)
+        longest = jnp.max(jnp.where(others[:, None], lengths, 0), axis=0)
+        return cards, jnp.where((tops > 0) & (tops >= longest), lengths[seat], tops)
+
+    def _second_hand(self, hands: Array, second: Array, led_card: Array, trump: Array,
+                     side: Array) -> tuple[Array, Array]:
+        """(count, cards): the tricks the side of the second hand to play (`second`) takes
+        for sure from the current trick on (whist, the leader's `led_card` on the table), and
+        the cards they rest on (uint32[4]); as DDS's QuickTricksSecondHand. With the third
+        hand an opponent and the fourth a partner, the trick is theirs if the third hand
+        cannot ruff it and they can: ruff it, or beat the led card
+        and every card the third hand holds in its suit (the card's rank matters). With no
+        trumps in play, the hand that wins it with that card then cashes its other cards
+        above every other hand's."""
+        n = self.n
+        third, fourth = (second + 1) % n, (second + 2) % n
+        led = led_card >> 4
+        suit = hands[:, led]  # each seat's cards of the led suit
+        trumps = jnp.where(trump >= 0, hands[:, jnp.maximum(trump, 0)], jnp.uint32(0))
+        can_ruff = (led != trump) & (suit == 0) & (trumps != 0)  # per seat
+        ruff = can_ruff[second] | can_ruff[fourth]
+        top = _top(suit[second] | suit[fourth])
+        by_rank = ~ruff & (top > jnp.maximum(led_card & 15, _top(suit[third])))
+        partners = (side[third] != side[second]) & (side[fourth] == side[second])
+        wins = partners & ~can_ruff[third] & (ruff | by_rank)
+        top_bit = jnp.uint32(1) << jnp.maximum(top, 0).astype(jnp.uint32)
+        card = jnp.where((SUITS == led) & by_rank, top_bit, jnp.uint32(0))
+        winner = jnp.where((suit[second] & top_bit) != 0, second, fourth)
+        more = _above(hands[winner] & ~card, _words_of(hands, jnp.arange(n) != winner))
+        no_trumps = ~jnp.any(trumps != 0)
+        more = jnp.where(by_rank & no_trumps, more, jnp.uint32(0))
+        count = 1 + jnp.sum(jax.lax.population_count(more)).astype(jnp.int32)
+        return jnp.where(wins, count, 0), jnp.where(wins, card | more, jnp.uint32(0))
 
     def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array, Array]:
         """(seat, count, cards): the holder of the highest trump and how many of his trumps
@@ -455,11 +497,16 @@ class Searcher:
         q_yes = q_no = jnp.bool_(False)
         sure, lost, q_rel = jnp.int32(0), left, jnp.zeros(4, jnp.uint32)
         if self.quick:
-            # sure tricks, at a trick's start (not at a root limited to some of its moves)
-            static = leading & ~(at_root & jnp.any((legal & ~x["root_mask"]) != 0))
+            # sure tricks, at a trick's start and at its second hand (not at a root limited
+            # to some of its moves): of the side of the player to move
+            free = ~(at_root & jnp.any((legal & ~x["root_mask"]) != 0))
+            static, second = leading & free, (x["nplayed"] == 1) & free
             qt, q_cards = self._quick_tricks(H, x["leader"], x["trump"], x["side"])
-            qt = jnp.where(static, qt, 0)
-            ours = x["side"][x["leader"]]
+            led_card = stack["mv"][jnp.maximum(d - 1, 0)].astype(jnp.int32)
+            q2, q2_cards = self._second_hand(H, to_move, led_card, x["trump"], x["side"])
+            qt = jnp.where(static, qt, jnp.where(second, q2, 0))
+            q_cards = jnp.where(static, q_cards, q2_cards)
+            ours = x["side"][to_move]
             # later tricks: top trumps in one hand; a yes from them only for value problems
             # (the goal may need the other side still low when it is reached)
             holder, tops, t_cards = self._top_trumps(H, x["trump"])
@@ -473,7 +520,8 @@ class Searcher:
             by_qt = jnp.where(ours, x["sp"] + qt >= x["side_min"], x["op"] + qt > x["other_max"])
             sure = jnp.where(by_qt, qt, tops)
             lost = left - sure
-            q_rel = jnp.where(static, jnp.where(by_qt, q_cards, t_cards), jnp.uint32(0))
+            q_rel = jnp.where(static | second, jnp.where(by_qt, q_cards, t_cards),
+                              jnp.uint32(0))
         enter_yes = reached | t_yes | q_yes & ~failed
         enter_no = failed | t_no | q_no
         enter_bound = x["sp"] + jnp.where(
@@ -485,7 +533,18 @@ class Searcher:
         enter_rel = jnp.where(trivial, jnp.uint32(0), jnp.where(by_table, e_rel[entry], q_rel))
         moves = jnp.where(at_root, legal & x["root_mask"], self._equivalent(legal, h, P))
         # -- resuming a node after a child's result
+        # the ranks the result depends on: a cut-off child's, or those of every child tried
+        # (`racc`, per depth)
+        racc = jnp.where(mode == ENTER, jnp.uint32(0), stack["racc"][d].astype(jnp.uint32)
+                         | x["rel"])
         cand = jnp.where(mode == ENTER, moves, stack["cand"][d].astype(jnp.uint32))
+        # once a card below every rank that mattered so far (in its suit) has been tried,
+        # the other such cards of the suit are the same move (as in DDS's move generator)
+        tried = jnp.where(mode == ENTER, jnp.uint32(0), stack["tried"][d].astype(jnp.uint32))
+        relevant = racc | P
+        below = jnp.where(relevant == 0, jnp.uint32(0xFFFF),  # the ranks under the lowest
+                          (relevant & (~relevant + jnp.uint32(1))) - jnp.uint32(1))
+        cand = cand.at[:4].set(jnp.where((tried & below) != 0, cand[:4] & ~below, cand[:4]))
         child = x["child"]
         resume_cut = child == is_or
         decided = jnp.where(mode == ENTER, enter_yes | enter_no,
@@ -498,10 +557,6 @@ class Searcher:
                                                       jnp.minimum(acc, x["bound"])))
         bound = jnp.where(mode == ENTER, enter_bound, jnp.where(resume_cut, x["bound"], acc))
         bound = jnp.where(x["is_goal"], x["sp"] + jnp.where(result, need, need - 1), bound)
-        # the ranks the result depends on: a cut-off child's, or those of every child tried
-        # (`racc`, per depth)
-        racc = jnp.where(mode == ENTER, jnp.uint32(0), stack["racc"][d].astype(jnp.uint32)
-                         | x["rel"])
         rel = jnp.where(mode == ENTER, enter_rel, jnp.where(resume_cut, x["rel"], racc))
         # -- decided: store bounds (searched trick-boundary nodes) for every position that
         # agrees on the suit lengths and on who holds the ranks `rel` and the point cards
@@ -604,6 +659,9 @@ class Searcher:
                 [x[k] for k in SNAP])).astype(jnp.int8)),
             acc=stack["acc"].at[d].set(acc.astype(jnp.int8)),
             racc=stack["racc"].at[d].set(racc.astype(jnp.uint16)),
+            tried=stack["tried"].at[d].set(jnp.where(
+                (SUITS == (word & 3)) & card, tried | (jnp.uint32(1) << bit), tried).astype(
+                    jnp.uint16)),
             killer=stack["killer"].at[d].set(jnp.where(
                 (mode == RESUME) & resume_cut, stack["mv"][d], stack["killer"][d])),
             fH=stack["fH"].at[x["done"]].set(jnp.where(never, frame_H, played_H).astype(
@@ -663,6 +721,7 @@ class Searcher:
                      snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
                      acc=jnp.zeros((b, self.depth), jnp.int8),
                      racc=jnp.zeros((b, self.depth, 4), jnp.uint16),
+                     tried=jnp.zeros((b, self.depth, 4), jnp.uint16),
                      killer=jnp.full((b, self.depth), -1, jnp.int8),
                      fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
                      fP=jnp.zeros((b, self.nt + 1, 4), jnp.uint16))
