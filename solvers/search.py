@@ -291,11 +291,13 @@ class Searcher:
                       side: Array) -> tuple[Array, Array]:
         """(count, cards): the tricks the leader cashes for sure, with his cards above every
         other live card of their suit (uint32[4]); in a side suit of a trump game only as
-        many rounds as every other player who holds a trump can follow."""
+        many rounds as every other player who still holds a trump once he has cashed his
+        trumps can follow."""
         others = jnp.arange(self.n) != leader
         lengths = jax.lax.population_count(hands).astype(jnp.int32)
         cards, wins = self._winners(hands, lengths, leader)
-        ruffers = others & jnp.any((SUITS == trump) & (hands != 0), axis=1)
+        t = jnp.maximum(trump, 0)
+        ruffers = others & (trump >= 0) & (lengths[:, t] > wins[t])
         safe = jnp.min(jnp.where(ruffers[:, None], lengths, 13), axis=0)
         count = jnp.sum(jnp.where((trump < 0) | (SUITS == trump), wins,
                                   jnp.minimum(wins, safe)))

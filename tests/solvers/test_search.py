@@ -54,8 +54,10 @@ def whist_cases() -> list[Position]:
     K Q under partner's bare A (the partner wins and keeps the lead; the D 2 lead loses two
     tricks); the top trumps split between both sides; the top two trumps in one hand (later
     tricks); a low heart to partner's A K and A of diamonds; two top spades, partner
-    discarding his small diamonds, then a low heart to his A (both no trump). North leads,
-    N-S."""
+    discarding his small diamonds, then a low heart to his A (both no trump); the A of
+    spades drawing East's bare K, then two length tricks (no trump); two top trumps drawing
+    both opponents' trumps before the A of spades is cashed, and with West's third trump
+    left to ruff it (hearts trump). North leads, N-S."""
     ns = (True, False, True, False)
     def pos(hands, trump):
         return Position(WHIST, tuple(tuple(sorted(h)) for h in hands), trump, 0, ns,
@@ -65,7 +67,10 @@ def whist_cases() -> list[Position]:
             pos([(12, 13, 14), (11, 15, 16), (0, 26, 27), (1, 28, 29)], 0),
             pos([(26, 13, 14), (12, 11, 15), (0, 27, 39), (1, 28, 40)], 0),
             pos([(13, 26, 39), (0, 1, 2), (25, 24, 38), (51, 50, 49)], -1),
-            pos([(12, 11, 13), (0, 1, 14), (25, 27, 28), (39, 40, 41)], -1)]
+            pos([(12, 11, 13), (0, 1, 14), (25, 27, 28), (39, 40, 41)], -1),
+            pos([(12, 1, 0), (11, 13, 14), (26, 27, 28), (39, 40, 41)], -1),
+            pos([(25, 24, 12), (13, 1, 2), (26, 27, 28), (14, 39, 40)], 1),
+            pos([(25, 24, 12), (13, 1, 2), (26, 27, 28), (14, 15, 16)], 1)]
 
 
 def sample(name: str, count: int, seed: int) -> list[Position]:
