@@ -278,14 +278,20 @@ class Searcher:
             words = jnp.where((SUITS == suit[k]) & real[k], spread, words)
         return words
 
-    def _by_rank(self, codes: Array, winner: Array) -> Array:
-        """uint32[4]: the rank of the trick's winning card `codes[winner]` if it beat another
-        card of its suit (the one rank of the trick that mattered), else nothing."""
+    def _by_rank(self, codes: Array, winner: Array, hand: Array) -> Array:
+        """uint32[4]: what of the trick's ranks mattered. If its winning card `codes[winner]`
+        beat another card of its suit: that rank and the run of ranks right below it that its
+        player still held (`hand`, his suit words after the trick; rank equivalence tried the
+        run's highest card for all of them, which only holds while he holds the run: DDS's
+        winning sequence). Else nothing."""
         code = codes[winner]
         real = codes < JK_CODE
         rival = jnp.any(real & (codes >> 4 == code >> 4) & (jnp.arange(self.n) != winner))
-        return jnp.where((SUITS == code >> 4) & (code < JK_CODE) & rival,
-                         jnp.uint32(1) << (code & 15).astype(jnp.uint32), jnp.uint32(0))
+        rank = (code & 15).astype(jnp.uint32)
+        below = (jnp.uint32(1) << rank) - jnp.uint32(1)
+        low = (_top(~hand[(code >> 4) & 3] & below) + 1).astype(jnp.uint32)
+        run = (jnp.uint32(2) << rank) - (jnp.uint32(1) << low)
+        return jnp.where((SUITS == code >> 4) & (code < JK_CODE) & rival, run, jnp.uint32(0))
 
     def _quick_tricks(self, hands: Array, leader: Array, trump: Array,
                       side: Array) -> tuple[Array, Array]:
@@ -606,7 +612,8 @@ class Searcher:
         last = jax.lax.dynamic_slice(stack["mv"], (jnp.maximum(pd - (n - 1), 0),), (n,))
         last = last.astype(jnp.int32)
         across = _closure(self._unsqueeze(rel, last) | self._by_rank(
-            last, (x["leader"] - popped["leader"]) % n))
+            last, (x["leader"] - popped["leader"]) % n,
+            frame_H[x["leader"]].astype(jnp.uint32)))
         pop_rel = jnp.where(closed, across, rel)
         # -- not decided: try the best remaining move, then push
         partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading

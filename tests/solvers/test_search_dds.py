@@ -62,6 +62,16 @@ def test_every_move_equals_dds_mid_trick():
         assert s.moves == dds_move_values(p)
 
 
+def test_winning_run_is_kept_in_the_table():
+    """A nine-card ending where the table once answered for a position that only agreed on
+    the ranks above a winning card's run (rank equivalence had tried the run's top card for
+    the whole run): N-S took 4 tricks in the search, 3 at DDS, with North or South leading."""
+    hands = ((10, 11, 18, 26, 31, 39, 43, 45, 47), (0, 1, 9, 14, 16, 19, 44, 50, 51),
+             (5, 8, 24, 25, 27, 30, 32, 34, 41), (6, 12, 13, 17, 20, 21, 29, 33, 37))
+    check([Position(WHIST, hands, -1, leader, (True, False, True, False), tricks_done=4)
+           for leader in (0, 2)])
+
+
 @pytest.mark.slow
 def test_values_equal_dds_500_deals():
     check(endings(500, 9, seed=3))
