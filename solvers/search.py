@@ -188,6 +188,11 @@ def _above(words: Array, rest: Array) -> Array:
     return words >> shift << shift
 
 
+def _trumps(hands: Array, trump: Array) -> Array:
+    """Each seat's trump word (uint32[n]; 0 with no trump suit)."""
+    return jnp.where(trump >= 0, hands[:, jnp.maximum(trump, 0)], jnp.uint32(0))
+
+
 def _words_of(hands: Array, seats: Array) -> Array:
     """The suit words (uint32[4]) of the seats `seats` (bool[n]) together."""
     return jax.lax.reduce(jnp.where(seats[:, None], hands, jnp.uint32(0)), jnp.uint32(0),
@@ -317,7 +322,7 @@ class Searcher:
         discards = jnp.sum(jnp.maximum(wins - lengths[partner], 0))
         # his cards that are neither winners nor needed to follow the leader's winners
         spare = jnp.sum(lengths[partner] - his_wins - jnp.minimum(lengths[partner], wins))
-        no_trumps = (trump < 0) | ~jnp.any((SUITS == trump) & (hands != 0))
+        no_trumps = ~jnp.any(_trumps(hands, trump) != 0)
         cross = entry & (discards <= spare) & no_trumps & (jnp.sum(mates) == 1)
         return (count + jnp.where(cross, jnp.sum(his_wins), 0),
                 cards | jnp.where(cross, his, jnp.uint32(0)))
@@ -339,15 +344,14 @@ class Searcher:
         for sure from the current trick on (whist, the leader's `led_card` on the table), and
         the cards they rest on (uint32[4]); as DDS's QuickTricksSecondHand. With the third
         hand an opponent and the fourth a partner, the trick is theirs if the third hand
-        cannot ruff it and they can: ruff it, or beat the led card
-        and every card the third hand holds in its suit (the card's rank matters). With no
-        trumps in play, the hand that wins it with that card then cashes its other cards
-        above every other hand's."""
+        cannot ruff it and they can: ruff it, or beat the led card and every card the third
+        hand holds in its suit (the card's rank matters). With no trumps in play, the hand
+        that wins it with that card then cashes its other cards above every other hand's."""
         n = self.n
         third, fourth = (second + 1) % n, (second + 2) % n
         led = led_card >> 4
         suit = hands[:, led]  # each seat's cards of the led suit
-        trumps = jnp.where(trump >= 0, hands[:, jnp.maximum(trump, 0)], jnp.uint32(0))
+        trumps = _trumps(hands, trump)
         can_ruff = (led != trump) & (suit == 0) & (trumps != 0)  # per seat
         ruff = can_ruff[second] | can_ruff[fourth]
         top = _top(suit[second] | suit[fourth])
@@ -367,8 +371,7 @@ class Searcher:
         """(seat, count, cards): the holder of the highest trump and how many of his trumps
         are above every other player's (those cards, uint32[4]); each takes a trick whenever
         it is played (later tricks). Count 0 without trumps."""
-        trumps = jnp.sum(jnp.where(SUITS == trump, hands, jnp.uint32(0)), axis=1,
-                         dtype=jnp.uint32)
+        trumps = _trumps(hands, trump)
         seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
         rest = jax.lax.reduce(jnp.where(jnp.arange(self.n) != seat, trumps, jnp.uint32(0)),
                               jnp.uint32(0), jax.lax.bitwise_or, (0,))
