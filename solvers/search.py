@@ -28,7 +28,7 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
 - move ordering without sorting: the table's best move, at a lead the last move that cut off
   a search at that depth (killer), else per suit a candidate (lead high; win as cheaply as
   possible; play low, or give points, when partner wins) and the argmax over suits and
-  joker moves;
+  joker moves; a whist lead prefers the suits the opponents hold fewest cards of (as DDS);
 - a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
   and stored at trick boundaries: a bucket is chosen by a 64-bit hash of each hand's suit
   lengths, the point cards, the joker's holder and the leader (and the points taken, for a
@@ -397,9 +397,47 @@ class Searcher:
         return (fold(self.h0) ^ (x["pid"].astype(jnp.uint32) * jnp.uint32(0x9E3779B1)),
                 fold(self.h1))
 
+    @staticmethod
+    def _whist_leads(hands: Array, me: Array, cand: Array, trump: Array) -> tuple[Array, Array]:
+        """(score, rank) per suit of a whist lead by `me` from his candidates `cand` (as DDS's
+        lead weights): above all, a suit the opponents hold few cards of (few replies to
+        search; a void counts 4); then a suit his side holds the top card of (led from the
+        top if it is his; more so when the left-hand opponent holds the second), a finesse
+        through the left-hand opponent, the second and third cards on his side, an
+        opponent's bare top card; a ruff for partner, none for the opponents."""
+        seat = (me + jnp.arange(4)) % 4
+        h = hands[seat]  # me, left-hand opponent, partner, right-hand opponent
+        lens = jax.lax.population_count(h).astype(jnp.int32)
+        live = h[0] | h[1] | h[2] | h[3]
+
+        def holder(words: Array) -> Array:
+            """Per suit, who (0..3 as above) holds the top card of `words` (-1: none)."""
+            bit = jnp.uint32(1) << jnp.maximum(_top(words), 0).astype(jnp.uint32)
+            return jnp.where(words != 0, jnp.argmax((h & bit) != 0, axis=0), -1), words & ~bit
+
+        h1, rest = holder(live)
+        h2, rest = holder(rest)
+        h3, _ = holder(rest)
+        trumps = _trumps(h, trump) != 0
+        side_suit = (SUITS != trump) & (trump >= 0)
+        opp_ruff = side_suit & ((lens[1] == 0) & trumps[1] | (lens[3] == 0) & trumps[3])
+        pd_ruff = side_suit & (lens[2] == 0) & trumps[2] & ~opp_ruff
+        replies = jnp.where(lens[1] == 0, 4, lens[1]) + jnp.where(lens[3] == 0, 4, lens[3])
+        ours = (h1 == 0) | (h1 == 2)
+        win = 60 + 20 * ((h2 == 1) & (lens[1] > 1)) - 5 * ((h2 == 3) & (lens[3] > 1))
+        lose = (20 - 10 * (((h1 == 3) | (h2 == 3)) & (lens[3] != 1))
+                + 30 * ((h1 == 1) & (h2 == 2) & (lens[2] > 1))
+                + 35 * ((h2 == 2) & (h3 == 2))
+                + 25 * (((h2 == 0) & (h3 == 2) | (h2 == 2) & (h3 == 0)) & (lens[2] > 1))
+                + 25 * ((h1 == 1) & (lens[1] == 1) | (h1 == 3) & (lens[3] == 1)))
+        score = (jnp.where(ours, win, lose) - 32 * replies - 40 * opp_ruff + 40 * pd_ruff
+                 + 20 * ((SUITS == trump) & ours))
+        high = (h1 == 0) | ~ours & (h2 == 0) & (h3 == 0)
+        return score, jnp.where(high, _top(cand), trick_kernel.trailing_zeros(cand))
+
     def _choose(self, cand: Array, leading: Array, led: Array, trump: Array, done: Array,
                 best_s: Array, partner_wins: Array, pts: Array, friends: Array,
-                foes: Array) -> Array:
+                foes: Array, whist_lead: tuple[Array, Array] | None = None) -> Array:
         """Move ordering: the code of the best-scored move of `cand` (higher first).
         `friends`, `foes`: the suit words of the mover's partners and opponents together."""
         c = cand[:4]
@@ -416,6 +454,8 @@ class Searcher:
         to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
         lead_rank = jnp.where(sure, hi, lo)
         lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
+        if whist_lead is not None:
+            lead_score, lead_rank = whist_lead
         rank = jnp.where(leading, lead_rank, jnp.where(
             partner_wins, jnp.where(has_pts, lo_pts, lo),
             jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo))))
@@ -623,7 +663,9 @@ class Searcher:
         mates = x["side"] == is_or
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
                             partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
-                            _words_of(H, ~mates))
+                            _words_of(H, ~mates),
+                            self._whist_leads(H, to_move, cand[:4], x["trump"]) if self.quick
+                            else None)
         hint = tt["bm"][ways].astype(jnp.int32)
         hint = hint[jnp.argmax(match & (hint >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
