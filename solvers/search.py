@@ -398,8 +398,9 @@ class Searcher:
                 fold(self.h1))
 
     @staticmethod
-    def _whist_leads(hands: Array, me: Array, cand: Array, trump: Array) -> tuple[Array, Array]:
-        """(score, rank) per suit of a whist lead by `me` from his candidates `cand` (as DDS's
+    def _whist_leads(hands: Array, me: Array, trump: Array) -> tuple[Array, Array]:
+        """(score, high) per suit of a whist lead by `me`: how good the suit is, and whether
+        to lead his highest candidate rather than his lowest (as DDS's
         lead weights): above all, a suit the opponents hold few cards of (few replies to
         search; a void counts 4); then a suit his side holds the top card of (led from the
         top if it is his; more so when the left-hand opponent holds the second), a finesse
@@ -410,8 +411,9 @@ class Searcher:
         lens = jax.lax.population_count(h).astype(jnp.int32)
         live = h[0] | h[1] | h[2] | h[3]
 
-        def holder(words: Array) -> Array:
-            """Per suit, who (0..3 as above) holds the top card of `words` (-1: none)."""
+        def holder(words: Array) -> tuple[Array, Array]:
+            """Per suit, who (0..3 as above) holds the top card of `words` (-1: none), and
+            `words` without it."""
             bit = jnp.uint32(1) << jnp.maximum(_top(words), 0).astype(jnp.uint32)
             return jnp.where(words != 0, jnp.argmax((h & bit) != 0, axis=0), -1), words & ~bit
 
@@ -432,14 +434,14 @@ class Searcher:
                 + 25 * ((h1 == 1) & (lens[1] == 1) | (h1 == 3) & (lens[3] == 1)))
         score = (jnp.where(ours, win, lose) - 32 * replies - 40 * opp_ruff + 40 * pd_ruff
                  + 20 * ((SUITS == trump) & ours))
-        high = (h1 == 0) | ~ours & (h2 == 0) & (h3 == 0)
-        return score, jnp.where(high, _top(cand), trick_kernel.trailing_zeros(cand))
+        return score, (h1 == 0) | ~ours & (h2 == 0) & (h3 == 0)
 
     def _choose(self, cand: Array, leading: Array, led: Array, trump: Array, done: Array,
                 best_s: Array, partner_wins: Array, pts: Array, friends: Array,
                 foes: Array, whist_lead: tuple[Array, Array] | None = None) -> Array:
         """Move ordering: the code of the best-scored move of `cand` (higher first).
-        `friends`, `foes`: the suit words of the mover's partners and opponents together."""
+        `friends`, `foes`: the suit words of the mover's partners and opponents together;
+        `whist_lead`: `_whist_leads`'s lead scores, in place of the generic ones."""
         c = cand[:4]
         base = jnp.where(SUITS == trump, 32, jnp.where(leading | (SUITS == led), 16, 0))
         hi, lo = _top(c), trick_kernel.trailing_zeros(c)
@@ -450,12 +452,13 @@ class Searcher:
         win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
         lo_win = trick_kernel.trailing_zeros(win)
         # leading: cash a sure winner; else low towards a partner's winner; else low
-        sure = hi > jnp.maximum(_top(friends), _top(foes))
-        to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
+        if whist_lead is None:
+            sure = hi > jnp.maximum(_top(friends), _top(foes))
+            to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
+            lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
+        else:
+            lead_score, sure = whist_lead
         lead_rank = jnp.where(sure, hi, lo)
-        lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
-        if whist_lead is not None:
-            lead_score, lead_rank = whist_lead
         rank = jnp.where(leading, lead_rank, jnp.where(
             partner_wins, jnp.where(has_pts, lo_pts, lo),
             jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo))))
@@ -664,7 +667,7 @@ class Searcher:
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
                             partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
                             _words_of(H, ~mates),
-                            self._whist_leads(H, to_move, cand[:4], x["trump"]) if self.quick
+                            self._whist_leads(H, to_move, x["trump"]) if self.quick
                             else None)
         hint = tt["bm"][ways].astype(jnp.int32)
         hint = hint[jnp.argmax(match & (hint >= 0))]
