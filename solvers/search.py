@@ -436,35 +436,90 @@ class Searcher:
                  + 20 * ((SUITS == trump) & ours))
         return score, (h1 == 0) | ~ours & (h2 == 0) & (h3 == 0)
 
+    @staticmethod
+    def _whist_follow(hands: Array, me: Array, nplayed: Array, best_s: Array,
+                      best_p: Array, led: Array, trump: Array, side: Array,
+                      cand: Array) -> tuple[Array, Array]:
+        """(score, rank) per suit of a whist follow by `me` (the trick's card `nplayed` + 1),
+        as DDS's weights for the later hands: the players still to play this trick threaten
+        their best card (highest of the led suit, else highest trump). When his side wins
+        the trick whatever he plays: low, discarding rather than ruffing; else the lowest
+        card that wins the trick for sure; else the lowest card that beats the current
+        best (forcing a higher card); else low. A discard prefers long suits, not from a
+        guarded second card or a bare top card."""
+        offs = jnp.arange(1, 4)
+        later = offs <= 3 - nplayed
+        seats = (me + offs) % 4
+        led_w = hands[seats, led]
+        trump_w = _trumps(hands, trump)[seats]
+        led_base = jnp.where(led == trump, 32, 16)
+        threat = jnp.where(led_w != 0, led_base + _top(led_w),
+                           jnp.where(trump_w != 0, 32 + _top(trump_w), 0))
+        threat = jnp.where(later, threat, -1)
+        opp_after = jnp.maximum(threat[0], threat[2])
+        mine = side[me]
+        secured = (side[best_p] == mine) & (best_s > opp_after) | (
+            threat[1] > jnp.maximum(best_s, opp_after))
+        c = cand[:4]
+        base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
+
+        def lowest_above(s: Array) -> Array:
+            thr = jnp.clip(s - base + 1, 0, 16).astype(jnp.uint32)
+            w = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
+            return trick_kernel.trailing_zeros(w), w != 0
+        lo_sure, has_sure = lowest_above(jnp.maximum(best_s, opp_after))
+        lo_cover, has_cover = lowest_above(best_s)
+        has_cover = has_cover & (side[best_p] != mine)
+        lo = trick_kernel.trailing_zeros(c)
+        h = hands[me]
+        lens = jax.lax.population_count(h).astype(jnp.int32)
+        live = hands[0] | hands[1] | hands[2] | hands[3]
+        top = jnp.uint32(1) << jnp.maximum(_top(live), 0).astype(jnp.uint32)
+        second = jnp.uint32(1) << jnp.maximum(_top(live & ~top), 0).astype(jnp.uint32)
+        guard = ((lens == 2) & ((h & second) != 0) & ((h & top) == 0)) * 6 + (
+            (lens == 1) & ((h & top) != 0)) * 8
+        discard = (SUITS != led) & (SUITS != trump)
+        low = jnp.where(discard, 3 * lens - guard, 0) - lo
+        ruff = (SUITS == trump) & (led != trump)
+        score = jnp.where(secured, jnp.where(ruff, -40, 20) + low, jnp.where(
+            has_sure, 60 - lo_sure, jnp.where(has_cover, 15 - lo_cover, low)))
+        rank = jnp.where(~secured & has_sure, lo_sure,
+                         jnp.where(~secured & has_cover, lo_cover, lo))
+        return score, rank
+
     def _choose(self, cand: Array, leading: Array, led: Array, trump: Array, done: Array,
                 best_s: Array, partner_wins: Array, pts: Array, friends: Array,
-                foes: Array, whist_lead: tuple[Array, Array] | None = None) -> Array:
+                foes: Array, whist: tuple[Array, ...] | None = None) -> Array:
         """Move ordering: the code of the best-scored move of `cand` (higher first).
         `friends`, `foes`: the suit words of the mover's partners and opponents together;
-        `whist_lead`: `_whist_leads`'s lead scores, in place of the generic ones."""
+        `whist`: `_whist_leads`'s and `_whist_follow`'s scores, in place of the generic ones."""
         c = cand[:4]
-        base = jnp.where(SUITS == trump, 32, jnp.where(leading | (SUITS == led), 16, 0))
         hi, lo = _top(c), trick_kernel.trailing_zeros(c)
-        lo_pts = trick_kernel.trailing_zeros(c & pts)
-        lo_plain = trick_kernel.trailing_zeros(c & ~pts)
-        has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
-        thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
-        win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
-        lo_win = trick_kernel.trailing_zeros(win)
-        # leading: cash a sure winner; else low towards a partner's winner; else low
-        if whist_lead is None:
+        if whist is None:
+            # leading: cash a sure winner; else low towards a partner's winner; else low.
+            # Following: low, or a point card, when partner wins; else win as cheaply as
+            # possible; else low, keeping the point cards
             sure = hi > jnp.maximum(_top(friends), _top(foes))
             to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
             lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
+            base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
+            lo_pts = trick_kernel.trailing_zeros(c & pts)
+            lo_plain = trick_kernel.trailing_zeros(c & ~pts)
+            has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
+            thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
+            win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
+            lo_win = trick_kernel.trailing_zeros(win)
+            follow_rank = jnp.where(
+                partner_wins, jnp.where(has_pts, lo_pts, lo),
+                jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo)))
+            follow_score = jnp.where(
+                partner_wins, jnp.where(has_pts, 16 - lo_pts, -lo),
+                jnp.where(win != 0, 64 - base - lo_win,
+                          jnp.where(has_plain, -lo_plain, -lo - 16)))
         else:
-            lead_score, sure = whist_lead
-        lead_rank = jnp.where(sure, hi, lo)
-        rank = jnp.where(leading, lead_rank, jnp.where(
-            partner_wins, jnp.where(has_pts, lo_pts, lo),
-            jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo))))
-        score = jnp.where(leading, lead_score, jnp.where(
-            partner_wins, jnp.where(has_pts, 16 - lo_pts, -lo),
-            jnp.where(win != 0, 64 - base - lo_win, jnp.where(has_plain, -lo_plain, -lo - 16))))
+            lead_score, sure, follow_score, follow_rank = whist
+        rank = jnp.where(leading, jnp.where(sure, hi, lo), follow_rank)
+        score = jnp.where(leading, lead_score, follow_score)
         score = jnp.where(c != 0, score, -1000)
         jw = cand[4]
         jk_s = self._strength(jnp.int32(JK_CODE), led, trump, done)
@@ -667,8 +722,10 @@ class Searcher:
         move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
                             partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
                             _words_of(H, ~mates),
-                            self._whist_leads(H, to_move, x["trump"]) if self.quick
-                            else None)
+                            (*self._whist_leads(H, to_move, x["trump"]),
+                             *self._whist_follow(H, to_move, x["nplayed"], x["best_s"],
+                                                 x["best_p"], x["led"], x["trump"], x["side"],
+                                                 cand)) if self.quick else None)
         hint = tt["bm"][ways].astype(jnp.int32)
         hint = hint[jnp.argmax(match & (hint >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
