@@ -44,9 +44,9 @@ def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int) -> search
 
 
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
-         tt_bits: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         tt_bits: int = 12, windows=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = _searcher(positions, lanes, tt_bits)
-    return s.run(search.encode(positions, goals, root_moves))
+    return s.run(search.encode(positions, goals, root_moves, windows))
 
 
 def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int = 12) -> None:
@@ -75,14 +75,19 @@ def root_moves(positions: Sequence[Position]) -> list[list[int]]:
     return [sorted(classes) for classes in _root_classes(positions)]
 
 
-def solve(positions: Sequence[Position], *, all_moves: bool = False, lanes: int = 256,
+def solve(positions: Sequence[Position], *, all_moves: bool = False,
+          windows: Sequence[tuple[int, int] | None] | None = None, lanes: int = 256,
           tt_bits: int = 12) -> list[Solution]:
-    """Exact double-dummy values of `positions` (and of every legal move with `all_moves`)."""
+    """Exact double-dummy values of `positions` (and of every legal move with `all_moves`).
+    `windows[i] = (lo, hi)` saves searches when the value is known to lie within it, or
+    checks that it does: the value comes back if lo <= value <= hi, else hi if above, at
+    most lo if below (so `(v - 1, v + 1)` gives v exactly when the value is v)."""
     positions = list(positions)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
         group = [positions[i] for i in idx]
-        values, nodes, trick_nodes = _run(group, lanes=lanes, tt_bits=tt_bits)
+        values, nodes, trick_nodes = _run(group, lanes=lanes, tt_bits=tt_bits, windows=[
+            windows[i] for i in idx] if windows else None)
         moves: list[dict[int, int] | None] = [None] * len(group)
         if all_moves:
             reps = _root_classes(group)

@@ -100,7 +100,8 @@ def _problem(env: KanEnv, v: dict[str, Array], cards: dict, holders: Array) -> d
     return dict(hands=hands, points=cards["points"].astype(jnp.uint16),
                 trick=jnp.stack(trick).astype(jnp.int8), scalars=scalars.astype(jnp.int8),
                 side=(v["kankei"][players] > 0) == mine,
-                goal=jnp.stack([target, total - target]).astype(jnp.int8))
+                goal=jnp.stack([target, total - target]).astype(jnp.int8),
+                window=jnp.array(search.FULL_WINDOW, jnp.int8))
 
 
 def _move_roots(cards: dict[str, Array], moves: Array) -> tuple[Array, Array]:

@@ -38,7 +38,8 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   above them, and the point cards) with who held them. It answers for every position with
   those lengths and those holders: others differ only in small cards that never won by
   rank;
-- exact values: a binary search over the target T, on the same table;
+- exact values: a binary search over the target T, on the same table, within a window of
+  targets (all by default); a goal that is a threshold (value >= T) is the window [T-1, T];
 - a work queue: lanes that finish a problem take the next one (every `refill_every` steps),
   so one slow position does not hold up the batch.
 
@@ -66,6 +67,7 @@ JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + rel
 CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
+FULL_WINDOW = (0, 127)  # a value problem's default window: every target
 WAYS = 4  # table entries per bucket (partition search: one position class, several rank sets)
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
@@ -85,6 +87,7 @@ class Problems:
     scalars: np.ndarray  # int8[Q, len(SCALARS)]
     side: np.ndarray  # bool[Q, n]
     goal: np.ndarray  # int8[Q, 2]: side_min, other_max (goal problems)
+    window: np.ndarray  # int8[Q, 2]: lo, hi: the value is resolved only within [lo, hi]
     root: np.ndarray  # uint32[Q, 5]: the moves allowed at the root (suit words, joker word)
     move_of: np.ndarray  # int16[Q, NUM_CODES]: the action id of each move code (-1); host only
 
@@ -109,9 +112,11 @@ def _slot(code: Array) -> tuple[Array, Array]:
 
 
 def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None = None,
-           root_moves: list[tuple[int, ...] | None] | None = None) -> Problems:
+           root_moves: list[tuple[int, ...] | None] | None = None,
+           windows: list[tuple[int, int] | None] | None = None) -> Problems:
     """Problems for `positions`: exact value problems, or goal problems where `goals[i]` is
-    set; `root_moves[i]` (or the position's own) limits the moves tried at the root."""
+    set; `root_moves[i]` (or the position's own) limits the moves tried at the root;
+    `windows[i]` limits the targets a value problem searches (`Searcher.run`)."""
     rules = positions[0].rules
     q, n = len(positions), rules.n
     hands = np.zeros((q, n, 4), np.uint16)
@@ -120,6 +125,7 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
     scalars = np.zeros((q, len(SCALARS)), np.int8)
     side = np.zeros((q, n), bool)
     goal = np.zeros((q, 2), np.int8)
+    window = np.tile(np.array(FULL_WINDOW, np.int8), (q, 1))
     root = np.zeros((q, 5), np.uint32)
     move_of = np.full((q, NUM_CODES), -1, np.int16)
     for i, pos in enumerate(positions):
@@ -151,13 +157,15 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
                       pos.taken_other, pos.tricks_done, g is not None, jk, total)
         side[i] = pos.side
         goal[i] = g if g is not None else (0, 0)
+        if windows and windows[i] is not None:
+            window[i] = windows[i]
         moves = root_moves[i] if root_moves and root_moves[i] is not None else pos.root_moves
         allowed = [k for k in CODES
                    if move_of[i, k] >= 0 and (moves is None or move_of[i, k] in moves)]
         for k in allowed:
             word, bit = _word_bit(k)
             root[i, word] |= 1 << bit
-    return Problems(hands, points, trick, scalars, side, goal, root, move_of)
+    return Problems(hands, points, trick, scalars, side, goal, window, root, move_of)
 
 
 def _hash_consts(seed: int, size: int) -> np.ndarray:
@@ -552,14 +560,20 @@ class Searcher:
             tpts = tpts + jnp.where(here & (word < 4), (pts[word & 3] >> bit) & 1, 0).astype(
                 jnp.int32)
         sp, op, total = sc["sp"], sc["op"], sc["total"]
-        goal = p["goal"][pid].astype(jnp.int32)
-        is_goal = sc["is_goal"] > 0
-        lo, hi = sp, total - op  # value bounds
+        goal, window = (p[k][pid].astype(jnp.int32) for k in ("goal", "window"))
+        # a goal that limits the other side no more than the side's own total does is a
+        # threshold, value >= T: a value problem in the window [T - 1, T] (its table bounds
+        # hold for every target, not only for these points taken)
+        threshold = (sc["is_goal"] > 0) & (goal[0] + goal[1] >= total)
+        is_goal = (sc["is_goal"] > 0) & ~threshold
+        lo = jnp.maximum(sp, jnp.where(threshold, goal[0] - 1, window[0]))  # value bounds
+        hi = jnp.minimum(total - op, jnp.where(threshold, goal[0], window[1]))
         t = (lo + hi + 1) // 2
         return dict(
             pid=pid, H=p["hands"][pid].astype(jnp.uint32), P=pts, jk=sc["jk"],
             trump=trump, side=p["side"][pid], root_mask=p["root"][pid],
-            is_goal=is_goal, root=nplayed, d=nplayed, mode=jnp.int32(ENTER),
+            is_goal=is_goal, target=jnp.where(threshold, goal[0], -1), root=nplayed,
+            d=nplayed, mode=jnp.int32(ENTER),
             child=jnp.bool_(False), bound=jnp.int32(0), rel=jnp.zeros(4, jnp.uint32),
             lo=lo, hi=hi, total=total,
             side_min=jnp.where(is_goal, goal[0], t),
@@ -805,13 +819,14 @@ class Searcher:
         or finish the problem."""
         lo = jnp.where(search_done & result, jnp.maximum(x["lo"], bound), x["lo"])
         hi = jnp.where(search_done & ~result, jnp.minimum(x["hi"], bound), x["hi"])
-        finished = search_done & (x["is_goal"] | (lo == hi)) | x["finished"]
+        finished = search_done & (x["is_goal"] | (lo >= hi)) | x["finished"]
         t = (lo + hi + 1) // 2
         again = search_done & ~finished
         return x | dict(
             lo=lo, hi=hi, finished=finished,
             result=jnp.where(search_done & ~x["finished"],
-                             jnp.where(x["is_goal"], result, lo), x["result"]),
+                             jnp.where(x["is_goal"], result, jnp.where(
+                                 x["target"] >= 0, hi >= x["target"], hi)), x["result"]),
             side_min=jnp.where(again, t, x["side_min"]),
             other_max=jnp.where(again, x["total"] - t, x["other_max"]),
             mode=jnp.where(search_done, ENTER, x["mode"]),
@@ -901,7 +916,9 @@ class Searcher:
     def run(self, problems: Problems,
             budget: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(result, nodes, trick nodes) per problem: the exact value, or 0/1 for a goal
-        problem; -1 for a problem given up after `budget` nodes (default: no limit)."""
+        problem; -1 for a problem given up after `budget` nodes (default: no limit). With a
+        window (lo, hi), a value problem searches only targets in (lo, hi]: its result is the
+        value if lo <= value <= hi, hi if the value is above, at most lo if below."""
         out = self._run(self._padded(problems), jnp.int32(len(problems)),
                         jnp.int32(NO_BUDGET if budget is None else budget))
         return tuple(np.array(a[: len(problems)]) for a in out)

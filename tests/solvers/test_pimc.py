@@ -77,7 +77,7 @@ def test_problems_equal_encode_kan24_to_kan29(players):
         t = target(env, state)
         want = search.encode([dataclasses.replace(pos, root_moves=None)],
                              [(t, int(got["scalars"][-1]) - t)])
-        for field in ("hands", "points", "trick", "scalars", "side", "goal"):
+        for field in ("hands", "points", "trick", "scalars", "side", "goal", "window"):
             np.testing.assert_array_equal(np.asarray(got[field]), getattr(want, field)[0],
                                           err_msg=field)
 

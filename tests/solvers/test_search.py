@@ -94,6 +94,24 @@ def test_values_and_every_move_equal_the_reference(solved):
         assert sol.moves == ref.move_values(pos), pos
 
 
+def test_a_window_resolves_the_value_only_within_it(solved):
+    """`windows[i] = (lo, hi)` searches only the targets in (lo, hi]: the value when it lies
+    within, hi when it is above, between the value and lo when it is below."""
+    positions, solutions = solved
+    shifts = [(-1, 1), (0, 0), (1, 3), (-3, -1), (-2, 2)]
+    windows = [(s.value + a, s.value + b) for k, s in enumerate(solutions)
+               for a, b in [shifts[k % len(shifts)]]]
+    got = api.solve(positions, windows=windows, lanes=16, tt_bits=8)
+    for pos, sol, (lo, hi), g in zip(positions, solutions, windows, got, strict=True):
+        v = sol.value
+        if lo <= v <= hi:
+            assert g.value == v, pos
+        elif v > hi:
+            assert g.value == hi, pos
+        else:
+            assert v <= g.value <= lo, pos
+
+
 def test_trick_nodes_are_counted(solved):
     _, solutions = solved
     assert all(0 <= s.trick_nodes <= s.nodes for s in solutions)
