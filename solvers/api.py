@@ -38,18 +38,23 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
     return groups
 
 
-def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int) -> search.Searcher:
+def _searcher(positions: Sequence[Position], lanes: int,
+              tt_bits: int | None) -> search.Searcher:
     lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
+    if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more
+        cards = max(len(h) for p in positions for h in p.hands)
+        tt_bits = min(16, 12 + max(0, cards - 9))
     return search.searcher(positions[0].rules, lanes, tt_bits)
 
 
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
-         tt_bits: int = 12, windows=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         tt_bits: int | None = None, windows=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = _searcher(positions, lanes, tt_bits)
     return s.run(search.encode(positions, goals, root_moves, windows))
 
 
-def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int = 12) -> None:
+def warm_up(positions: Sequence[Position], *, lanes: int = 256,
+            tt_bits: int | None = None) -> None:
     """Compile what `solve(positions)` (values only) runs, solving nothing (for timings)."""
     positions = list(positions)
     _searcher(positions, lanes, tt_bits).compile(search.encode(positions))
@@ -77,11 +82,14 @@ def root_moves(positions: Sequence[Position]) -> list[list[int]]:
 
 def solve(positions: Sequence[Position], *, all_moves: bool = False,
           windows: Sequence[tuple[int, int] | None] | None = None, lanes: int = 256,
-          tt_bits: int = 12) -> list[Solution]:
+          tt_bits: int | None = None) -> list[Solution]:
     """Exact double-dummy values of `positions` (and of every legal move with `all_moves`).
     `windows[i] = (lo, hi)` saves searches when the value is known to lie within it, or
     checks that it does: the value comes back if lo <= value <= hi, else hi if above, at
-    most lo if below (so `(v - 1, v + 1)` gives v exactly when the value is v)."""
+    most lo if below (so `(v - 1, v + 1)` gives v exactly when the value is v).
+    `lanes`: searches side by side; `tt_bits`: log2 of each lane's table entries (default:
+    by the hand size, 2^12 up to 9 cards a hand and twice as many for each card more, up to
+    2^16, about 3 MB a lane, for whole bridge deals)."""
     positions = list(positions)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
@@ -105,7 +113,7 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
 
 
 def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
-            lanes: int = 256, tt_bits: int = 12) -> list[bool]:
+            lanes: int = 256, tt_bits: int | None = None) -> list[bool]:
     """Whether each position's side can force its goal `(side_min, other_max)`: a trick end
     with its total >= side_min while the other side's is <= other_max (`solvers.position`)."""
     positions = list(positions)

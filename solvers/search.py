@@ -30,9 +30,10 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   possible; play low, or give points, when partner wins) and the argmax over suits and
   joker moves; a whist lead prefers the suits the opponents hold fewest cards of (as DDS);
 - a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
-  and stored at trick boundaries: a bucket is chosen by a 64-bit hash of each hand's suit
-  lengths, the point cards, the joker's holder and the leader (and the points taken, for a
-  goal search); each of its entries stores bounds on the side's *future* points (valid for
+  and stored at trick boundaries: a bucket of 16 entries is chosen by a 64-bit hash of each
+  hand's suit lengths, the point cards, the joker's holder and the leader (and the points
+  taken, for a goal search); it holds many rank sets of one such class (as DDS's per-class
+  lists), and each of its entries stores bounds on the side's *future* points (valid for
   every target), the best move, and the ranks its result depended on (the rank of each
   trick's winner that beat a card of its suit, the sure tricks' cards; with every rank
   above them, and the point cards) with who held them. It answers for every position with
@@ -68,7 +69,7 @@ CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
 FULL_WINDOW = (0, 127)  # a value problem's default window: every target
-WAYS = 4  # table entries per bucket (partition search: one position class, several rank sets)
+WAYS = 16  # table entries per bucket (partition search: one position class, many rank sets)
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
 # points, side total, other total, tricks done
