@@ -41,10 +41,11 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
 def _searcher(positions: Sequence[Position], lanes: int,
               tt_bits: int | None) -> search.Searcher:
     lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
+    cards = max(len(h) for p in positions for h in p.hands)
     if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more
-        cards = max(len(h) for p in positions for h in p.hands)
         tt_bits = min(16, 12 + max(0, cards - 9))
-    return search.searcher(positions[0].rules, lanes, tt_bits)
+    # wide buckets pay from 11 cards a hand (BENCHMARKS.md)
+    return search.searcher(positions[0].rules, lanes, tt_bits, 16 if cards > 10 else 4)
 
 
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,

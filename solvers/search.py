@@ -30,8 +30,8 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   possible; play low, or give points, when partner wins) and the argmax over suits and
   joker moves; a whist lead prefers the suits the opponents hold fewest cards of (as DDS);
 - a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
-  and stored at trick boundaries: a bucket of 16 entries is chosen by a 64-bit hash of each
-  hand's suit lengths, the point cards, the joker's holder and the leader (and the points
+  and stored at trick boundaries: a bucket of `ways` entries is chosen by a 64-bit hash of
+  each hand's suit lengths, the point cards, the joker's holder and the leader (and the points
   taken, for a goal search); it holds many rank sets of one such class (as DDS's per-class
   lists), and each of its entries stores bounds on the side's *future* points (valid for
   every target), the best move, and the ranks its result depended on (the rank of each
@@ -69,7 +69,6 @@ CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, RESUME = 0, 1
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
 FULL_WINDOW = (0, 127)  # a value problem's default window: every target
-WAYS = 16  # table entries per bucket (partition search: one position class, many rank sets)
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
 # points, side total, other total, tricks done
@@ -212,12 +211,14 @@ class Searcher:
     """The compiled batched search for one game's rules.
 
     `lanes`: searches run side by side; `tt_bits`: log2 of each lane's table entries;
-    `refill_every`: node steps between queue refills. Use `run(problems)`."""
+    `ways`: entries a bucket (a power of two: more keep more rank sets of one class of suit
+    lengths, for deep searches, at a dearer probe); `refill_every`: node steps between queue
+    refills. Use `run(problems)`."""
 
-    def __init__(self, rules: Rules, lanes: int = 256, tt_bits: int = 12,
+    def __init__(self, rules: Rules, lanes: int = 256, tt_bits: int = 12, ways: int = 4,
                  refill_every: int = 64) -> None:
-        self.rules, self.lanes, self.tt_size, self.refill_every = (
-            rules, lanes, 1 << tt_bits, refill_every)
+        self.rules, self.lanes, self.tt_size, self.ways, self.refill_every = (
+            rules, lanes, 1 << tt_bits, ways, refill_every)
         self.n, self.nt = rules.n, rules.n_tricks
         self.depth = rules.n * rules.n_tricks + 1
         # whist: tricks are the value, so sure tricks bound it
@@ -599,9 +600,10 @@ class Searcher:
         left = x["total"] - x["sp"] - x["op"]
         failed = (x["op"] > x["other_max"]) | (x["sp"] + left < x["side_min"])
         key0, key1 = self._key(x)
-        ways = (key0 & jnp.uint32(self.tt_size - WAYS)).astype(jnp.int32) + jnp.arange(WAYS)
-        e_rel = tt["rel"][ways].astype(jnp.uint32)  # [WAYS, 4]
-        e_pat = tt["pat"][ways].astype(jnp.uint32)  # [WAYS, n, 4]
+        ways = (key0 & jnp.uint32(self.tt_size - self.ways)).astype(jnp.int32) + jnp.arange(
+            self.ways)
+        e_rel = tt["rel"][ways].astype(jnp.uint32)  # [ways, 4]
+        e_pat = tt["pat"][ways].astype(jnp.uint32)  # [ways, n, 4]
         same = (tt["k0"][ways] == key0) & (tt["k1"][ways] == key1)
         match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
         hit = jnp.any(match)
@@ -690,7 +692,7 @@ class Searcher:
         exact = same & jnp.all(e_rel == rel_s, axis=1) & jnp.all(e_pat == pat, axis=(1, 2))
         empty = (tt["k0"][ways] == 0) & (tt["k1"][ways] == 0)
         way = jnp.where(jnp.any(exact), jnp.argmax(exact), jnp.where(
-            jnp.any(empty), jnp.argmax(empty), x["nodes"] & (WAYS - 1)))
+            jnp.any(empty), jnp.argmax(empty), x["nodes"] & (self.ways - 1)))
         slot = ways[way]
         old_lo = jnp.where(exact[way], tt["lo"][slot], 0)
         old_hi = jnp.where(exact[way], tt["hi"][slot], 127)
@@ -952,6 +954,6 @@ class Searcher:
 
 
 @functools.cache
-def searcher(rules: Rules, lanes: int = 256, tt_bits: int = 12) -> Searcher:
+def searcher(rules: Rules, lanes: int = 256, tt_bits: int = 12, ways: int = 4) -> Searcher:
     """A shared `Searcher` per rules and size (compiled once per size class of problems)."""
-    return Searcher(rules, lanes, tt_bits)
+    return Searcher(rules, lanes, tt_bits, ways)

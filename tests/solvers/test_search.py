@@ -112,6 +112,15 @@ def test_a_window_resolves_the_value_only_within_it(solved):
             assert v <= g.value <= lo, pos
 
 
+def test_wide_buckets_keep_the_values():
+    """16 entries a bucket (what `solve` takes from 11 cards a hand), in a table small enough
+    to replace entries often: the reference's values."""
+    positions = sample("whist", 48, seed=8)
+    got, *_ = search.Searcher(WHIST, lanes=16, tt_bits=6, ways=16).run(
+        search.encode(positions))
+    assert got.tolist() == [ref.value(p) for p in positions]
+
+
 def test_trick_nodes_are_counted(solved):
     _, solutions = solved
     assert all(0 <= s.trick_nodes <= s.nodes for s in solutions)
