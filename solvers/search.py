@@ -184,6 +184,18 @@ def _top(w: Array) -> Array:
     return 31 - jax.lax.clz(w).astype(jnp.int32)
 
 
+def _top_bit(words: Array) -> Array:
+    """The highest set bit of each word, as a word (bit 0 for 0)."""
+    return jnp.uint32(1) << jnp.maximum(_top(words), 0).astype(jnp.uint32)
+
+
+def _stronger(cards: Array, base: Array, strength: Array) -> Array:
+    """The cards of the suit words `cards` (a card's strength: its suit's `base` plus its
+    relative rank; base 0: it cannot win) stronger than `strength`."""
+    thr = jnp.clip(strength - base + 1, 0, 16).astype(jnp.uint32)
+    return jnp.where(base > 0, (cards >> thr) << thr, jnp.uint32(0))
+
+
 def _closure(words: Array) -> Array:
     """Each suit word with every rank above its lowest set bit set too (up to bit 15)."""
     low = words & (~words + jnp.uint32(1))
@@ -424,7 +436,7 @@ class Searcher:
         def holder(words: Array) -> tuple[Array, Array]:
             """Per suit, who (0..3 as above) holds the top card of `words` (-1: none), and
             `words` without it."""
-            bit = jnp.uint32(1) << jnp.maximum(_top(words), 0).astype(jnp.uint32)
+            bit = _top_bit(words)
             return jnp.where(words != 0, jnp.argmax((h & bit) != 0, axis=0), -1), words & ~bit
 
         h1, rest = holder(live)
@@ -472,20 +484,17 @@ class Searcher:
             threat[1] > jnp.maximum(best_s, opp_after))
         c = cand[:4]
         base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
-
-        def lowest_above(s: Array) -> Array:
-            thr = jnp.clip(s - base + 1, 0, 16).astype(jnp.uint32)
-            w = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
-            return trick_kernel.trailing_zeros(w), w != 0
-        lo_sure, has_sure = lowest_above(jnp.maximum(best_s, opp_after))
-        lo_cover, has_cover = lowest_above(best_s)
-        has_cover = has_cover & (side[best_p] != mine)
+        sure = _stronger(c, base, jnp.maximum(best_s, opp_after))
+        cover = _stronger(c, base, best_s)
+        lo_sure, has_sure = trick_kernel.trailing_zeros(sure), sure != 0
+        lo_cover = trick_kernel.trailing_zeros(cover)
+        has_cover = (cover != 0) & (side[best_p] != mine)
         lo = trick_kernel.trailing_zeros(c)
         h = hands[me]
         lens = jax.lax.population_count(h).astype(jnp.int32)
         live = hands[0] | hands[1] | hands[2] | hands[3]
-        top = jnp.uint32(1) << jnp.maximum(_top(live), 0).astype(jnp.uint32)
-        second = jnp.uint32(1) << jnp.maximum(_top(live & ~top), 0).astype(jnp.uint32)
+        top = _top_bit(live)
+        second = _top_bit(live & ~top)
         guard = ((lens == 2) & ((h & second) != 0) & ((h & top) == 0)) * 6 + (
             (lens == 1) & ((h & top) != 0)) * 8
         discard = (SUITS != led) & (SUITS != trump)
@@ -516,8 +525,7 @@ class Searcher:
             lo_pts = trick_kernel.trailing_zeros(c & pts)
             lo_plain = trick_kernel.trailing_zeros(c & ~pts)
             has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
-            thr = jnp.clip(best_s - base + 1, 0, 16).astype(jnp.uint32)
-            win = jnp.where(base > 0, (c >> thr) << thr, jnp.uint32(0))
+            win = _stronger(c, base, best_s)
             lo_win = trick_kernel.trailing_zeros(win)
             follow_rank = jnp.where(
                 partner_wins, jnp.where(has_pts, lo_pts, lo),

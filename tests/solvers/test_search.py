@@ -8,6 +8,7 @@ the search once.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import jax.numpy as jnp
@@ -99,8 +100,8 @@ def test_a_window_resolves_the_value_only_within_it(solved):
     within, hi when it is above, between the value and lo when it is below."""
     positions, solutions = solved
     shifts = [(-1, 1), (0, 0), (1, 3), (-3, -1), (-2, 2)]
-    windows = [(s.value + a, s.value + b) for k, s in enumerate(solutions)
-               for a, b in [shifts[k % len(shifts)]]]
+    windows = [(s.value + a, s.value + b)
+               for s, (a, b) in zip(solutions, itertools.cycle(shifts))]
     got = api.solve(positions, windows=windows, lanes=16, tt_bits=8)
     for pos, sol, (lo, hi), g in zip(positions, solutions, windows, got, strict=True):
         v = sol.value
