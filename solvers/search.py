@@ -208,6 +208,16 @@ def _above(words: Array, rest: Array) -> Array:
     return words >> shift << shift
 
 
+def _halves(words: Array) -> Array:
+    """The 16-bit halves of `words` (uint32[k, m]), low first: uint32[k, 2m]."""
+    return jnp.stack([words & 0xFFFF, words >> 16], axis=-1).reshape(words.shape[0], -1)
+
+
+def _pairs(halves: Array) -> Array:
+    """`_halves` undone on a flat uint32[2m]: uint32[m]."""
+    return halves[0::2] | (halves[1::2] << 16)
+
+
 def _trumps(hands: Array, trump: Array) -> Array:
     """Each seat's trump word (uint32[n]; 0 with no trump suit)."""
     return jnp.where(trump >= 0, hands[:, jnp.maximum(trump, 0)], jnp.uint32(0))
@@ -594,7 +604,7 @@ class Searcher:
         )
 
     def _step(self, x: dict[str, Array], stack: dict[str, Array],
-              tt: dict[str, Array]) -> tuple[dict, dict, dict]:
+              tt: Array) -> tuple[dict, dict, Array]:
         """One node step of one lane (see the module docstring)."""
         n, rules = self.n, self.rules
         d, mode = x["d"], x["mode"]
@@ -608,16 +618,23 @@ class Searcher:
         left = x["total"] - x["sp"] - x["op"]
         failed = (x["op"] > x["other_max"]) | (x["sp"] + left < x["side_min"])
         key0, key1 = self._key(x)
-        ways = (key0 & jnp.uint32(self.tt_size - self.ways)).astype(jnp.int32) + jnp.arange(
-            self.ways)
-        e_rel = tt["rel"][ways].astype(jnp.uint32)  # [ways, 4]
-        e_pat = tt["pat"][ways].astype(jnp.uint32)  # [ways, n, 4]
-        same = (tt["k0"][ways] == key0) & (tt["k1"][ways] == key1)
+        # the bucket (off trick boundaries, where nothing is probed or stored: bucket 0,
+        # which stays in cache)
+        ways = jnp.where(leading, (key0 & jnp.uint32(self.tt_size - self.ways)).astype(
+            jnp.int32), 0) + jnp.arange(self.ways)
+        rows = tt[ways]  # the bucket's entries (`solve_all` gives their layout)
+        e_k0, e_k1, meta = rows[:, 0], rows[:, 1], rows[:, 2]
+        e_rel = _halves(rows[:, 3:5])  # [ways, 4]
+        e_pat = _halves(rows[:, 5:]).reshape(self.ways, n, 4)
+        e_lo_all = (meta & 0xFF).astype(jnp.int32)
+        e_hi_all = ((meta >> 8) & 0xFF).astype(jnp.int32)
+        e_bm = ((meta >> 16) & 0xFF).astype(jnp.int32) - 1
+        same = (e_k0 == key0) & (e_k1 == key1)
         match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
         hit = jnp.any(match)
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
-        e_lo = jnp.where(match, tt["lo"][ways].astype(jnp.int32), 0)
-        e_hi = jnp.where(match, tt["hi"][ways].astype(jnp.int32), 127)
+        e_lo = jnp.where(match, e_lo_all, 0)
+        e_hi = jnp.where(match, e_hi_all, 127)
         t_lo, t_hi = jnp.max(e_lo), jnp.min(e_hi)
         legal = self._legal(h, x["jk"] == to_move, leading, x["led"], x["done"])
         at_root = d == x["root"]
@@ -698,28 +715,21 @@ class Searcher:
         rel_s = _closure(rel) | P
         pat = H & rel_s
         exact = same & jnp.all(e_rel == rel_s, axis=1) & jnp.all(e_pat == pat, axis=(1, 2))
-        empty = (tt["k0"][ways] == 0) & (tt["k1"][ways] == 0)
+        empty = (e_k0 == 0) & (e_k1 == 0)
         way = jnp.where(jnp.any(exact), jnp.argmax(exact), jnp.where(
             jnp.any(empty), jnp.argmax(empty), x["nodes"] & (self.ways - 1)))
         slot = ways[way]
-        old_lo = jnp.where(exact[way], tt["lo"][slot], 0)
-        old_hi = jnp.where(exact[way], tt["hi"][slot], 127)
+        old_lo = jnp.where(exact[way], e_lo_all[way], 0)
+        old_hi = jnp.where(exact[way], e_hi_all[way], 127)
         future = jnp.clip(bound - x["sp"], 0, 127)
         new_lo = jnp.where(result, jnp.maximum(old_lo, future), old_lo)
         new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, future))
-        tt = dict(
-            k0=tt["k0"].at[slot].set(jnp.where(store, key0, tt["k0"][slot])),
-            k1=tt["k1"].at[slot].set(jnp.where(store, key1, tt["k1"][slot])),
-            lo=tt["lo"].at[slot].set(jnp.where(store, new_lo, tt["lo"][slot]).astype(jnp.int8)),
-            hi=tt["hi"].at[slot].set(jnp.where(store, new_hi, tt["hi"][slot]).astype(jnp.int8)),
-            bm=tt["bm"].at[slot].set(jnp.where(store & resume_cut, stack["mv"][d],
-                                               jnp.where(store & ~exact[way], -1,
-                                                         tt["bm"][slot]))),
-            rel=tt["rel"].at[slot].set(jnp.where(store, rel_s, tt["rel"][slot]).astype(
-                jnp.uint16)),
-            pat=tt["pat"].at[slot].set(jnp.where(store, pat, tt["pat"][slot]).astype(
-                jnp.uint16)),
-        )
+        bm = jnp.where(resume_cut, stack["mv"][d].astype(jnp.int32),
+                       jnp.where(exact[way], e_bm[way], -1))
+        row = jnp.concatenate([jnp.stack([key0, key1, (new_lo | new_hi << 8 | (bm + 1) << 16)
+                                          .astype(jnp.uint32)]),
+                               _pairs(rel_s), _pairs(pat.reshape(-1))])
+        tt = tt.at[slot].set(jnp.where(store, row, rows[way]))
         pd = jnp.maximum(d - 1, 0)
         snap = stack["snap"][pd].astype(jnp.int32)
         popped = {k: snap[i] for i, k in enumerate(SNAP)}
@@ -751,8 +761,7 @@ class Searcher:
                              *self._whist_follow(H, to_move, x["nplayed"], x["best_s"],
                                                  x["best_p"], x["led"], x["trump"], x["side"],
                                                  cand)) if self.quick else None)
-        hint = tt["bm"][ways].astype(jnp.int32)
-        hint = hint[jnp.argmax(match & (hint >= 0))]
+        hint = e_bm[jnp.argmax(match & (e_bm >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
         use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
         # killer move: the last move that cut off a search at this depth, if it is a candidate
@@ -865,13 +874,10 @@ class Searcher:
                      killer=jnp.full((b, self.depth), -1, jnp.int8),
                      fH=jnp.zeros((b, self.nt + 1, n, 4), jnp.uint16),
                      fP=jnp.zeros((b, self.nt + 1, 4), jnp.uint16))
-        tt = dict(k0=jnp.zeros((b, self.tt_size), jnp.uint32),
-                  k1=jnp.zeros((b, self.tt_size), jnp.uint32),
-                  lo=jnp.zeros((b, self.tt_size), jnp.int8),
-                  hi=jnp.zeros((b, self.tt_size), jnp.int8),
-                  bm=jnp.full((b, self.tt_size), -1, jnp.int8),
-                  rel=jnp.zeros((b, self.tt_size, 4), jnp.uint16),
-                  pat=jnp.zeros((b, self.tt_size, n, 4), jnp.uint16))
+        # a lane's table: one row of words an entry, read and written whole: the key (2
+        # words); lo | hi << 8 | (best move + 1) << 16; the ranks its result depends on (4
+        # suit words, two a word); their holders (n * 4 suit words, two a word)
+        tt = jnp.zeros((b, self.tt_size, 5 + 2 * n), jnp.uint32)
         out = jnp.full(q + 1, -1, jnp.int32)  # slot q: a sink for idle lanes
         nodes = jnp.zeros((2, q + 1), jnp.int32)
 
