@@ -19,8 +19,9 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
 - quick tricks (whist): the cards the leader can cash for sure (above every other live card
   of their suit, not ruffable, and the rest of the suit once they have drawn every other
   card of it), then with no trumps in play his partner's, reached by a low card, end a
-  search early, for either side; so do the top trumps of one hand, and at a trick's second
-  hand a trick his side surely wins (then, with no trumps, the winner's cashable cards);
+  search early, for either side; so do a side's master trumps (above every opponent's),
+  and at a trick's second hand a trick his side surely wins (then, with no trumps, the
+  winner's cashable cards);
 - rank equivalence: of cards one hand holds that are adjacent in relative rank and worth the
   same points, only the highest is tried (`(h >> 1) & h`, one word operation); and once a
   node has tried a card below every rank its tried moves' results depended on, the other
@@ -399,16 +400,24 @@ class Searcher:
         count = 1 + jnp.sum(jax.lax.population_count(more)).astype(jnp.int32)
         return jnp.where(wins, count, 0), jnp.where(wins, card | more, jnp.uint32(0))
 
-    def _top_trumps(self, hands: Array, trump: Array) -> tuple[Array, Array, Array]:
-        """(seat, count, cards): the holder of the highest trump and how many of his trumps
-        are above every other player's (those cards, uint32[4]); each takes a trick whenever
-        it is played (later tricks). Count 0 without trumps."""
+    def _top_trumps(self, hands: Array, trump: Array,
+                    side: Array) -> tuple[Array, Array, Array]:
+        """(seat, count, cards): the holder of the highest trump, and the tricks his side's
+        master trumps (above every opponent's) take for sure, whoever leads (those cards,
+        uint32[4]). Every card is played by the deal's end, and a master wins the trick it is
+        played on unless a partner's master is played on it too; the side plays its other
+        trumps first, so its masters take min(masters, longest trump holding) tricks. Count
+        0 without trumps."""
         trumps = _trumps(hands, trump)
         seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
-        rest = jax.lax.reduce(jnp.where(jnp.arange(self.n) != seat, trumps, jnp.uint32(0)),
-                              jnp.uint32(0), jax.lax.bitwise_or, (0,))
-        tops = _above(trumps[seat], rest)
-        count = jax.lax.population_count(tops).astype(jnp.int32)
+        ours = side == side[seat]
+        rest = jax.lax.reduce(jnp.where(ours, jnp.uint32(0), trumps), jnp.uint32(0),
+                              jax.lax.bitwise_or, (0,))
+        masters = jnp.where(ours, _above(trumps, rest), jnp.uint32(0))
+        held = jax.lax.population_count(jnp.where(ours, trumps, jnp.uint32(0)))
+        count = jnp.minimum(jnp.sum(jax.lax.population_count(masters)),
+                            jnp.max(held)).astype(jnp.int32)
+        tops = jax.lax.reduce(masters, jnp.uint32(0), jax.lax.bitwise_or, (0,))
         return seat, count, jnp.where(SUITS == trump, tops, jnp.uint32(0))
 
     def _key(self, x: dict[str, Array]) -> tuple[Array, Array]:
@@ -658,9 +667,9 @@ class Searcher:
             qt = jnp.where(static, qt, jnp.where(second, q2, 0))
             q_cards = jnp.where(static, q_cards, q2_cards)
             ours = x["side"][to_move]
-            # later tricks: top trumps in one hand; a yes from them only for value problems
+            # later tricks: a side's master trumps; a yes from them only for value problems
             # (the goal may need the other side still low when it is reached)
-            holder, tops, t_cards = self._top_trumps(H, x["trump"])
+            holder, tops, t_cards = self._top_trumps(H, x["trump"], x["side"])
             tops = jnp.where(static, tops, 0)
             mine = x["side"][holder]
             q_yes = (ours & (x["sp"] + qt >= x["side_min"])
