@@ -146,6 +146,24 @@ def test_rank_sets_cross_a_trick_end():
         np.testing.assert_array_equal(s._squeeze(back[None], codes)[0], squeezed)
 
 
+def test_master_trumps_count_across_both_hands():
+    """A side's trumps above every opponent's take min(masters, its longest trump holding)
+    tricks: North's A x x x with South's K Q take three (North's small trumps go under the
+    K and Q); a bare A with K Q take two (the A falls with the K or Q when trumps are led)."""
+    s = search.Searcher(WHIST, lanes=1)
+    side = jnp.array([True, False, True, False])
+
+    def masters(north: list[int]) -> tuple[int, int, int]:
+        spades = [north, [4], [6, 5], [3]]  # relative ranks: 7 is the top trump
+        hands = jnp.array([[sum(1 << r for r in ranks), 0, 0, 0] for ranks in spades],
+                          jnp.uint32)
+        seat, count, cards = s._top_trumps(hands, jnp.int32(0), side)
+        return int(seat), int(count), int(cards[0])
+
+    assert masters([7, 2, 1, 0]) == (0, 3, 0b11100000)
+    assert masters([7]) == (0, 2, 0b11100000)
+
+
 def test_goals_equal_the_reference(solved):
     positions, solutions = solved
     goals = []
