@@ -411,14 +411,12 @@ class Searcher:
         trumps = _trumps(hands, trump)
         seat = jnp.argmax(trumps)  # the highest trump's holder has the greatest word
         ours = side == side[seat]
-        rest = jax.lax.reduce(jnp.where(ours, jnp.uint32(0), trumps), jnp.uint32(0),
-                              jax.lax.bitwise_or, (0,))
-        masters = jnp.where(ours, _above(trumps, rest), jnp.uint32(0))
+        masters = jnp.where(ours[:, None] & (SUITS == trump),
+                            _above(hands, _words_of(hands, ~ours)), jnp.uint32(0))
         held = jax.lax.population_count(jnp.where(ours, trumps, jnp.uint32(0)))
         count = jnp.minimum(jnp.sum(jax.lax.population_count(masters)),
                             jnp.max(held)).astype(jnp.int32)
-        tops = jax.lax.reduce(masters, jnp.uint32(0), jax.lax.bitwise_or, (0,))
-        return seat, count, jnp.where(SUITS == trump, tops, jnp.uint32(0))
+        return seat, count, _words_of(masters, ours)
 
     def _key(self, x: dict[str, Array]) -> tuple[Array, Array]:
         """The table key of a trick-boundary position: (uint32, uint32). Partition search:

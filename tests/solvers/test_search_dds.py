@@ -4,7 +4,8 @@ Positions: random bridge deals played at random (the reference rules) down to `c
 per hand, then solved for each of the five strains and four leaders of the deal's next trick.
 The default run checks 20 deals with 7 cards a hand (400 problems); `slow` checks 500 deals
 with 9 cards a hand. Whole 13-card deals are not in the tests yet: the search visits about
-10^5..10^6 nodes per whole deal, a minute or more of CPU each (see BENCHMARKS.md).
+10^5..10^6 nodes per whole deal, seconds of CPU each even with every lane busy, so the 400
+problems of 20 deals would take far beyond the test budget (see BENCHMARKS.md).
 """
 
 from __future__ import annotations
