@@ -38,9 +38,10 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
     return groups
 
 
-def _searcher(positions: Sequence[Position], lanes: int,
-              tt_bits: int | None) -> search.Searcher:
-    lanes = min(lanes, 1 << max(len(positions) - 1, 0).bit_length())  # no idle lanes
+def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int | None,
+              threads: int = 1) -> search.Searcher:
+    share = -(-len(positions) // threads)  # the problems of one thread
+    lanes = min(lanes, 1 << max(share - 1, 0).bit_length())  # no idle lanes
     cards = max(len(h) for p in positions for h in p.hands)
     if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more
         tt_bits = min(16, 12 + max(0, cards - 9))
@@ -48,17 +49,29 @@ def _searcher(positions: Sequence[Position], lanes: int,
     return search.searcher(positions[0].rules, lanes, tt_bits, 16 if cards > 10 else 4)
 
 
+def _threads(threads: int | None, count: int) -> int:
+    """The searches to run side by side on `count` problems (`threads`: None = one per CPU
+    core on a CPU, else one)."""
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return max(1, min(threads or search.default_threads(), count))
+
+
 def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
-         tt_bits: int | None = None, windows=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    s = _searcher(positions, lanes, tt_bits)
-    return s.run(search.encode(positions, goals, root_moves, windows))
+         tt_bits: int | None = None, windows=None,
+         threads: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    threads = _threads(threads, len(positions))
+    s = _searcher(positions, lanes, tt_bits, threads)
+    return s.run(search.encode(positions, goals, root_moves, windows), threads=threads)
 
 
-def warm_up(positions: Sequence[Position], *, lanes: int = 256,
-            tt_bits: int | None = None) -> None:
+def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int | None = None,
+            threads: int | None = None) -> None:
     """Compile what `solve(positions)` (values only) runs, solving nothing (for timings)."""
     positions = list(positions)
-    _searcher(positions, lanes, tt_bits).compile(search.encode(positions))
+    threads = _threads(threads, len(positions))
+    _searcher(positions, lanes, tt_bits, threads).compile(
+        search.encode(positions[:-(-len(positions) // threads)]))
 
 
 def _root_classes(positions: Sequence[Position]) -> list[dict[int, int]]:
@@ -83,26 +96,29 @@ def root_moves(positions: Sequence[Position]) -> list[list[int]]:
 
 def solve(positions: Sequence[Position], *, all_moves: bool = False,
           windows: Sequence[tuple[int, int] | None] | None = None, lanes: int = 256,
-          tt_bits: int | None = None) -> list[Solution]:
+          tt_bits: int | None = None, threads: int | None = None) -> list[Solution]:
     """Exact double-dummy values of `positions` (and of every legal move with `all_moves`).
     `windows[i] = (lo, hi)` saves searches when the value is known to lie within it, or
     checks that it does: the value comes back if lo <= value <= hi, else hi if above, at
     most lo if below (so `(v - 1, v + 1)` gives v exactly when the value is v).
     `lanes`: searches side by side; `tt_bits`: log2 of each lane's table entries (default:
     by the hand size, 2^12 up to 9 cards a hand and twice as many for each card more, up to
-    2^16, about 3 MB a lane, for whole bridge deals)."""
+    2^16, about 3 MB a lane, for whole bridge deals); `threads`: searches run side by side,
+    each with its own lanes, on a share of the positions (default: one per CPU core on a
+    CPU, else one)."""
     positions = list(positions)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
         group = [positions[i] for i in idx]
         values, nodes, trick_nodes = _run(group, lanes=lanes, tt_bits=tt_bits, windows=[
-            windows[i] for i in idx] if windows else None)
+            windows[i] for i in idx] if windows else None, threads=threads)
         moves: list[dict[int, int] | None] = [None] * len(group)
         if all_moves:
             reps = _root_classes(group)
             todo = [(k, r) for k, rep in enumerate(reps) for r in sorted(set(rep.values()))]
             child_vals, child_nodes, child_trick = _run([group[k] for k, _ in todo], None,
-                                                        [(r,) for _, r in todo], lanes, tt_bits)
+                                                        [(r,) for _, r in todo], lanes, tt_bits,
+                                                        threads=threads)
             found = {t: int(v) for t, v in zip(todo, child_vals, strict=True)}
             for (k, _), n, t in zip(todo, child_nodes, child_trick, strict=True):
                 nodes[k] += n
@@ -114,14 +130,16 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
 
 
 def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
-            lanes: int = 256, tt_bits: int | None = None) -> list[bool]:
+            lanes: int = 256, tt_bits: int | None = None,
+            threads: int | None = None) -> list[bool]:
     """Whether each position's side can force its goal `(side_min, other_max)`: a trick end
-    with its total >= side_min while the other side's is <= other_max (`solvers.position`)."""
+    with its total >= side_min while the other side's is <= other_max (`solvers.position`).
+    `lanes`, `tt_bits`, `threads`: as `solve`'s."""
     positions = list(positions)
     out = [False] * len(positions)
     for _, idx in _batches(positions).items():
         res, *_ = _run([positions[i] for i in idx], [goals[i] for i in idx], None, lanes,
-                      tt_bits)
+                      tt_bits, threads=threads)
         for k, i in enumerate(idx):
             out[i] = bool(res[k])
     return out

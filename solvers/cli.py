@@ -31,7 +31,8 @@ def _move_token(pos, move: int) -> str:
 
 
 def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
-               all_moves: bool = False, contracts: bool = False, **flags) -> dict:
+               all_moves: bool = False, contracts: bool = False, threads: int | None = None,
+               **flags) -> dict:
     """The JSON-ready answer for one deal string (or PBN deal): value, side, player to act,
     optionally every move's value, the Kan contracts, and the open choices weighed."""
     game = game or convert.deal_game(text)
@@ -42,7 +43,7 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
     options = kan_questions.open_choices(text, game, trump=trump, leader=leader, **flags)
     states = [convert.deal_state(text, game, **o, **flags) for o in options]
     found = [convert.from_state(env, state) for env, state in states]
-    sols = api.solve([p for p, _ in found], all_moves=all_moves)
+    sols = api.solve([p for p, _ in found], all_moves=all_moves, threads=threads)
     best = max(range(len(sols)), key=lambda i: sols[i].value)
     (pos, players), sol = found[best], sols[best]
     seat = (lambda s: SEAT_NAMES[s]) if game == "whist" else (lambda s: players[s])
@@ -87,7 +88,7 @@ def _solve_batch(args, flags: dict) -> None:
                                                leader=args.leader, **flags)[0])
         except ValueError as err:
             raise ValueError(f"{args.batch}: deal {i + 1}: {err}") from err
-    sols = api.solve(positions, all_moves=args.all_moves)
+    sols = api.solve(positions, all_moves=args.all_moves, threads=args.threads)
     cols = {"deal": deals, "value": [s.value for s in sols], "nodes": [s.nodes for s in sols],
             "trick_nodes": [s.trick_nodes for s in sols]}
     if args.all_moves:
@@ -106,7 +107,8 @@ def _solve(args) -> None:
     if not args.deal:
         raise ValueError("give a deal string (or --batch FILE)")
     out = solve_deal(args.deal, args.game, trump=args.trump, leader=args.leader,
-                     all_moves=args.all_moves, contracts=args.contracts, **flags)
+                     all_moves=args.all_moves, contracts=args.contracts,
+                     threads=args.threads, **flags)
     if args.json:
         print(json.dumps(out))
         return
@@ -131,6 +133,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch", help="a file of deal strings (one a line) or Parquet with a "
                                    "'deal' column; writes Parquet")
     p.add_argument("--out", help="--batch output (default: FILE.solved.parquet)")
+    p.add_argument("--threads", type=int, help="searches side by side, each on a share of "
+                                               "the problems (default: one per CPU core on a "
+                                               "CPU)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="an env flag (repeatable), e.g. --set players=6")
     p.set_defaults(fn=_solve)

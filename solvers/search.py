@@ -54,6 +54,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import jax
 import jax.numpy as jnp
@@ -94,6 +97,10 @@ class Problems:
 
     def __len__(self) -> int:
         return len(self.hands)
+
+    def take(self, idx: np.ndarray) -> Problems:
+        """The problems `idx`, in that order."""
+        return Problems(**{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self)})
 
 
 def _word_bit(code: int) -> tuple[int, int]:
@@ -249,6 +256,8 @@ class Searcher:
         words = -(-4 * rules.n // 8) + 3
         self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
         self._run = jax.jit(self.solve_all)
+        self._compiled: dict[int, jax.stages.Compiled] = {}
+        self._lock = threading.Lock()
         self._legal_roots = jax.jit(self._roots_legal)
 
     # ---- the rules kernel on suit words, per lane -------------------------------------------
@@ -932,20 +941,43 @@ class Searcher:
                                         np.repeat(a[:1], size - q, axis=0)])
                 for f in dataclasses.fields(problems) if f.name != "move_of"}
 
+    def _executable(self, padded: dict[str, np.ndarray]) -> jax.stages.Compiled:
+        """The search compiled for the size class of `padded` (once; threads share it)."""
+        size = len(padded["hands"])
+        with self._lock:
+            if size not in self._compiled:
+                self._compiled[size] = self._run.lower(padded, jnp.int32(0),
+                                                       jnp.int32(0)).compile()
+            return self._compiled[size]
+
     def compile(self, problems: Problems) -> None:
         """Compile the search for the size class of `problems`, solving none of them."""
-        jax.block_until_ready(self._run(self._padded(problems), jnp.int32(0),
-                                        jnp.int32(NO_BUDGET)))
+        self._executable(self._padded(problems))
 
-    def run(self, problems: Problems,
-            budget: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def run(self, problems: Problems, budget: int | None = None,
+            threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(result, nodes, trick nodes) per problem: the exact value, or 0/1 for a goal
         problem; -1 for a problem given up after `budget` nodes (default: no limit). With a
         window (lo, hi), a value problem searches only targets in (lo, hi]: its result is the
-        value if lo <= value <= hi, hi if the value is above, at most lo if below."""
-        out = self._run(self._padded(problems), jnp.int32(len(problems)),
-                        jnp.int32(NO_BUDGET if budget is None else budget))
-        return tuple(np.array(a[: len(problems)]) for a in out)
+        value if lo <= value <= hi, hi if the value is above, at most lo if below.
+        `threads`: the problems are dealt out (every `threads`-th one) to that many searches
+        side by side, each in its own thread with its own lanes and tables (on a CPU each
+        keeps about one core busy: `default_threads`)."""
+        limit = jnp.int32(NO_BUDGET if budget is None else budget)
+
+        def one(idx: np.ndarray) -> tuple[np.ndarray, ...]:
+            padded = self._padded(problems.take(idx))
+            out = self._executable(padded)(padded, jnp.int32(len(idx)), limit)
+            return tuple(np.array(a[:len(idx)]) for a in out)
+        q = len(problems)
+        parts = max(1, min(threads, q))
+        if parts == 1:
+            return one(np.arange(q))
+        shares = [np.arange(k, q, parts) for k in range(parts)]
+        with ThreadPoolExecutor(parts) as pool:
+            results = list(pool.map(one, shares))
+        order = np.argsort(np.concatenate(shares))
+        return tuple(np.concatenate(cols)[order] for cols in zip(*results, strict=True))
 
     def legal_at_roots(self, problems: Problems) -> tuple[np.ndarray, np.ndarray]:
         """bool[Q, M] twice (M: the game's action ids): the legal moves at each problem's
@@ -972,6 +1004,15 @@ class Searcher:
                                 x["done"]) & x["root_mask"]
             return legal, self._equivalent(legal, h, x["P"])
         return jax.vmap(one)(jnp.arange(p["hands"].shape[0]))
+
+
+def default_threads() -> int:
+    """Searches to run side by side by default: one per CPU core the process may use when
+    the search runs on the CPU (each run keeps about one core busy), else one."""
+    if jax.default_backend() != "cpu":
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)
 
 
 @functools.cache

@@ -113,13 +113,31 @@ def test_a_window_resolves_the_value_only_within_it(solved):
             assert v <= g.value <= lo, pos
 
 
-def test_wide_buckets_keep_the_values():
+@pytest.fixture(scope="module")
+def wide():
     """16 entries a bucket (what `solve` takes from 11 cards a hand), in a table small enough
-    to replace entries often: the reference's values."""
+    to replace entries often; whist positions and their reference values."""
     positions = sample("whist", 48, seed=8)
-    got, *_ = search.Searcher(WHIST, lanes=16, tt_bits=6, ways=16).run(
-        search.encode(positions))
-    assert got.tolist() == [ref.value(p) for p in positions]
+    return (search.Searcher(WHIST, lanes=16, tt_bits=6, ways=16), search.encode(positions),
+            [ref.value(p) for p in positions])
+
+
+def test_wide_buckets_keep_the_values(wide):
+    searcher, problems, values = wide
+    got, *_ = searcher.run(problems)
+    assert got.tolist() == values
+
+
+def test_threads_share_out_the_problems_and_keep_their_order(wide):
+    """`run(threads=3)`: three searches side by side, each on every third problem; the
+    answers come back in the problems' order, and each problem's search is its own."""
+    searcher, problems, values = wide
+    got, nodes, trick_nodes = searcher.run(problems, threads=3)
+    assert got.tolist() == values
+    assert (nodes > 0).all() and (trick_nodes <= nodes).all()
+    first, first_nodes, _ = searcher.run(problems.take(np.arange(0, len(problems), 3)))
+    assert first.tolist() == values[::3]
+    assert first_nodes.tolist() == nodes[::3].tolist()  # the same search as the share alone
 
 
 def test_trick_nodes_are_counted(solved):

@@ -38,7 +38,8 @@ def test_pbn_deal_all_moves(capsys):
 def test_batch_file_to_parquet(tmp_path, capsys):
     deals = tmp_path / "deals.txt"
     deals.write_text(f"# two deals\n{SUITS}\n{SUITS}\n")
-    main(["solve", "--batch", str(deals), "--game", "whist", "--trump", "S", "--leader", "N"])
+    main(["solve", "--batch", str(deals), "--game", "whist", "--trump", "S", "--leader", "N",
+          "--threads", "2"])
     table = pq.read_table(tmp_path / "deals.solved.parquet").to_pydict()
     assert table["value"] == [13, 13] and table["deal"] == [SUITS, SUITS]
     assert "2 deals solved" in capsys.readouterr().out
@@ -50,6 +51,12 @@ def test_bad_deal_is_a_clear_error(capsys):
               "--game", "whist"])
     assert exit_info.value.code == 2
     assert "kanjax solve: error:" in capsys.readouterr().err
+
+
+def test_bad_thread_count_is_a_clear_error(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", SUITS, "--game", "whist", "--threads", "0"])
+    assert "threads must be at least 1, not 0" in capsys.readouterr().err
 
 
 def test_kan31_kan32_contracts_match_the_reference():
