@@ -24,12 +24,12 @@ import time
 import jax
 
 from kanjax.cli import set_flags
-from solvers import api
+from solvers import api, search
 from solvers import reference as ref
 from solvers.position import WHIST, Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
-            "seed": 0}
+            "seed": 0, "threads": 0}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -67,10 +67,10 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
     return out
 
 
-def _timed(positions: list[Position], lanes: int) -> dict:
-    api.warm_up(positions, lanes=lanes)
+def _timed(positions: list[Position], lanes: int, threads: int) -> dict:
+    api.warm_up(positions, lanes=lanes, threads=threads)
     t = time.perf_counter()
-    sols = api.solve(positions, lanes=lanes)
+    sols = api.solve(positions, lanes=lanes, threads=threads)
     dt = time.perf_counter() - t
     nodes = sum(s.nodes for s in sols)
     return {"positions": len(positions), "seconds": dt, "solves_per_s": len(positions) / dt,
@@ -79,45 +79,69 @@ def _timed(positions: list[Position], lanes: int) -> dict:
             "values": [s.value for s in sols]}
 
 
-def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
-                 seed: int, baseline: bool = True) -> dict:
-    """The figures of the module docstring, as a dict."""
-    result = {"whist": _timed(whist_positions(deals, cards, seed), lanes), "cards": cards,
-              "gonin_cards": gonin_cards, "lanes": lanes}
-    if baseline:
-        from solvers.dds import dds_solve
+def _dds_timed(positions: list[Position], cards: int, seed: int) -> dict:
+    """DDS on `positions`: one SolveBoard each on one thread, then SolveAllBoards on every
+    core; both after solving a few other positions (DDS's first calls set up its tables and
+    threads: half a second here, which is not solving)."""
+    from solvers.dds import dds_solve, dds_solve_all
 
-        positions = whist_positions(deals, cards, seed)
-        t = time.perf_counter()
-        solved = [dds_solve(p) for p in positions]
-        dt = time.perf_counter() - t
-        result["dds"] = {"seconds": dt, "solves_per_s": deals / dt,
-                         "trick_nodes_per_solve": sum(n for _, n in solved) / deals}
-        result["agree"] = [v for v, _ in solved] == result["whist"]["values"]
-        result["ratio"] = result["whist"]["solves_per_s"] / result["dds"]["solves_per_s"]
+    warm = whist_positions(8, cards, seed + 1)
+    [dds_solve(p) for p in warm]
+    dds_solve_all(warm)
+    t = time.perf_counter()
+    solved = [dds_solve(p) for p in positions]
+    dt = time.perf_counter() - t
+    t = time.perf_counter()
+    values = dds_solve_all(positions)
+    dt_all = time.perf_counter() - t
+    return {"seconds": dt, "solves_per_s": len(positions) / dt,
+            "trick_nodes_per_solve": sum(n for _, n in solved) / len(positions),
+            "all_cores_seconds": dt_all, "all_cores_solves_per_s": len(positions) / dt_all,
+            "values": [v for v, _ in solved], "agree_all_cores": values == [v for v, _ in solved]}
+
+
+def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
+                 seed: int, threads: int = 0, baseline: bool = True) -> dict:
+    """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
+    threads = threads or search.default_threads()
+    result = {"whist": _timed(whist_positions(deals, cards, seed), lanes, threads),
+              "cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
+    if baseline:
+        dds = result["dds"] = _dds_timed(whist_positions(deals, cards, seed), cards, seed)
+        result["agree"] = dds.pop("values") == result["whist"]["values"] and dds.pop(
+            "agree_all_cores")
+        result["ratio"] = result["whist"]["solves_per_s"] / dds["solves_per_s"]
+        result["ratio_all_cores"] = (result["whist"]["solves_per_s"]
+                                     / dds["all_cores_solves_per_s"])
     if gonin_deals:
-        result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes)
+        result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes,
+                                     threads)
     return result
 
 
 def format_bench(r: dict) -> str:
     w = r["whist"]
-    rows = [f"| whist ({r['cards']} cards a hand) | JAX, {r['lanes']} lanes | "
+    jax_name = f"JAX, {r['threads']} x {r['lanes']} lanes"
+    rows = [f"| whist ({r['cards']} cards a hand) | {jax_name} | "
             f"{w['solves_per_s']:.2f} | {w['nodes_per_s']:,.0f} | "
             f"{w['trick_nodes_per_solve']:,.0f} |"]
     if "dds" in r:
-        rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay) | "
+        rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay), 1 thread | "
                     f"{r['dds']['solves_per_s']:.2f} | | "
                     f"{r['dds']['trick_nodes_per_solve']:,.0f} |")
+        rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay), every core | "
+                    f"{r['dds']['all_cores_solves_per_s']:.2f} | | |")
     if "gonin_kan" in r:
         g = r["gonin_kan"]
-        rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | JAX, "
-                    f"{r['lanes']} lanes | {g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} | "
+        rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | {jax_name} | "
+                    f"{g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} | "
                     f"{g['trick_nodes_per_solve']:,.0f} |")
     out = ("| positions | solver | solves/s | nodes/s | trick nodes a solve |\n"
            "|---|---|---:|---:|---:|\n" + "\n".join(rows))
     if "ratio" in r:
-        out += f"\n\nJAX / DDS: {r['ratio']:.3f}x (values agree: {r['agree']})"
+        out += (f"\n\nJAX / DDS: {r['ratio']:.3f}x against DDS on one thread, "
+                f"{r['ratio_all_cores']:.3f}x against DDS on every core (values agree: "
+                f"{r['agree']})")
     return out
 
 

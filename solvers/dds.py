@@ -19,6 +19,7 @@ import numpy as np
 from solvers.position import NO_TRUMP, WHIST, Position
 
 SIDES = ("leader", "other", "NS", "EW")  # random_whist_position's `side`
+BOARDS_A_CALL = 200  # DDS's SolveAllBoards takes at most 200 boards a call
 
 
 def _endplay():
@@ -108,6 +109,23 @@ def dds_solve(pos: Position) -> tuple[int, int]:
     if not solved:
         raise RuntimeError(f"DDS returned no cards for {pos}")
     return _to_side(pos, solved[0][1]), int(board._data.nodes)
+
+
+def dds_solve_all(positions: list[Position]) -> list[int]:
+    """`dds_value` of every position, by DDS's SolveAllBoards: its own threads, one per CPU
+    core, each solving whole boards (positions limited to some root moves: one by one)."""
+    for pos in positions:
+        _check(pos)
+    _, dds = _endplay()
+    todo = [i for i, p in enumerate(positions)
+            if p.root_moves is None and p.hands[p.to_move]]
+    boards = [board for k in range(0, len(todo), BOARDS_A_CALL)
+              for board in dds.solve_all_boards([_deal(positions[i]) for i in
+                                                 todo[k:k + BOARDS_A_CALL]],
+                                                dds.SolveMode.OptimalOne)]
+    out = {i: _to_side(positions[i], list(board)[0][1]) for i, board in zip(todo, boards,
+                                                                           strict=True)}
+    return [out[i] if i in out else dds_value(p) for i, p in enumerate(positions)]
 
 
 def random_whist_position(rng: np.random.Generator, trump: int, leader: int,

@@ -10,7 +10,12 @@ import pytest
 
 pytest.importorskip("endplay")
 
-from solvers.dds import dds_move_values, dds_value, random_whist_position  # noqa: E402
+from solvers.dds import (  # noqa: E402
+    dds_move_values,
+    dds_solve_all,
+    dds_value,
+    random_whist_position,
+)
 from solvers.position import NO_TRUMP, WHIST, Position  # noqa: E402
 
 NS, EW = (True, False, True, False), (False, True, False, True)
@@ -135,6 +140,20 @@ def test_example_deal_line_is_consistent():
         for c, v in mv.items():
             assert dds_value(play(pos, c)) == v
         pos = play(pos, sorted(mv)[int(rng.integers(len(mv)))])
+
+
+def test_solve_all_equals_one_by_one():
+    """DDS's threaded SolveAllBoards (`dds_solve_all`) gives each position's `dds_value`, over
+    more boards than one call of DDS takes (200), mid-trick positions and root limits too."""
+    rng = np.random.default_rng(3)
+    positions = [random_whist_position(rng, int(rng.integers(-1, 4)), int(rng.integers(4)),
+                                       "NS") for _ in range(210)]
+    positions = [play(p, p.hands[p.leader][0]) if k % 3 == 0 else p
+                 for k, p in enumerate(positions)]
+    first = positions[1]
+    positions.append(Position(WHIST, first.hands, first.trump, first.leader, first.side,
+                              root_moves=first.hands[first.leader][-1:]))
+    assert dds_solve_all(positions) == [dds_value(p) for p in positions]
 
 
 def test_random_whist_position():

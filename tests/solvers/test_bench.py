@@ -1,0 +1,28 @@
+"""`kanjax bench solver` (`solvers.bench`) on a small workload: its fields, its table, and the
+JAX search's values equal to DDS's (single-thread and every-core runs alike)."""
+
+import pytest
+
+pytest.importorskip("endplay")
+
+from solvers import bench  # noqa: E402
+
+
+def test_bench_solver_reports_both_solvers(capsys):
+    r = bench.bench_solver(deals=32, cards=3, lanes=16, gonin_deals=0, gonin_cards=2, seed=0,
+                           threads=2)
+    assert r["agree"] and r["threads"] == 2 and r["whist"]["positions"] == 32
+    for k in ("solves_per_s", "all_cores_solves_per_s", "trick_nodes_per_solve"):
+        assert r["dds"][k] > 0
+    assert r["ratio"] == r["whist"]["solves_per_s"] / r["dds"]["solves_per_s"]
+    table = bench.format_bench(r)
+    assert "JAX, 2 x 16 lanes" in table and "DDS (endplay), every core" in table
+    assert "against DDS on one thread" in table
+
+
+def test_bench_solver_rejects_unknown_options():
+    class Args:
+        set = ["lanez=4"]
+        no_baseline = json = True
+    with pytest.raises(ValueError, match="unknown bench solver option 'lanez'"):
+        bench.main(Args)
