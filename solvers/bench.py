@@ -1,18 +1,20 @@
 """`kanjax bench solver`: the batched JAX solver against DDS, and on Kan deals.
 
 Whist: the same random bridge positions (`cards` cards a hand, one strain and one leader
-each, the leader's side) solved by the JAX search (after a warm-up compile) and by DDS
-through endplay (one SolveBoard each, when installed): solves/s and the ratio. Kan: random
+each, the leader's side) solved by the JAX search (after a warm-up compile; `threads`
+searches side by side, 0 = one per CPU core) and by DDS through endplay, when installed
+(after a warm-up of its own: one SolveBoard each on one thread, then SolveAllBoards on every
+core): solves/s and the ratios. Kan: random
 Gonin Kan deal-1 positions at the first card of trick 1 (`gonin_cards` cards a hand left
 after random play; 10 = the whole deal): solves/s and nodes/s. Trick nodes (positions at
 a trick's start that the search entered) are what DDS counts as nodes: the table compares
 the two searches' sizes on the same positions.
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0); `--no-baseline` skips DDS. The defaults run in a minute or two on
-a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals, which take minutes each
-there. Solve times are heavy-tailed, so give the queue many more positions than lanes (on
-CPU about 16 a lane keeps every lane busy to the end).
+gonin_cards (5), seed (0), threads (0); `--no-baseline` skips DDS. The defaults run in a
+minute or two on a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals, which take
+minutes each there. Solve times are heavy-tailed, so give the queue many more positions
+than lanes (on CPU about 16 a lane keeps every lane busy to the end).
 """
 
 from __future__ import annotations
