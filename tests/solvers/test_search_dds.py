@@ -3,9 +3,10 @@
 Positions: random bridge deals played at random (the reference rules) down to `cards` cards
 per hand, then solved for each of the five strains and four leaders of the deal's next trick.
 The default run checks 20 deals with 7 cards a hand (400 problems); `slow` checks 500 deals
-with 9 cards a hand. Whole 13-card deals are not in the tests yet: the search visits about
-10^5..10^6 nodes per whole deal, seconds of CPU each even with every lane busy, so the 400
-problems of 20 deals would take far beyond the test budget (see BENCHMARKS.md).
+with 9 cards a hand, and 12 whole 13-card deals with one strain and leader each. Whole deals
+for every strain and leader are not in the tests: the search visits about 10^5..10^6 nodes
+per whole deal, seconds of CPU each even with every lane busy, so the 400 problems of 20
+deals would take far beyond the test budget (see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 pytest.importorskip("endplay")
 
-from solvers import api  # noqa: E402
+from solvers import api, bench  # noqa: E402
 from solvers import reference as ref  # noqa: E402
 from solvers.dds import dds_move_values, dds_value  # noqa: E402
 from solvers.position import WHIST, Position  # noqa: E402
@@ -75,3 +76,10 @@ def test_winning_run_is_kept_in_the_table():
 @pytest.mark.slow
 def test_values_equal_dds_500_deals():
     check(endings(500, 9, seed=3))
+
+
+@pytest.mark.slow
+def test_whole_deals_equal_dds():
+    """Whole 13-card deals, a random strain and leader each: minutes on a 2-core CPU, where
+    every strain and leader of 500 deals would take hours (BENCHMARKS.md)."""
+    check(bench.whist_positions(12, 13, seed=5))
