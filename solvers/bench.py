@@ -4,11 +4,10 @@ Whist: the same random bridge positions (`cards` cards a hand, one strain and on
 each, the leader's side) solved by the JAX search (after a warm-up compile; `threads`
 searches side by side, 0 = one per CPU core) and by DDS through endplay, when installed
 (after a warm-up of its own: one SolveBoard each on one thread, then SolveAllBoards on every
-core): solves/s and the ratios. Kan: random
-Gonin Kan deal-1 positions at the first card of trick 1 (`gonin_cards` cards a hand left
-after random play; 10 = the whole deal): solves/s and nodes/s. Trick nodes (positions at
-a trick's start that the search entered) are what DDS counts as nodes: the table compares
-the two searches' sizes on the same positions.
+core): solves/s and the ratios. Kan: random Gonin Kan deal-1 positions at the first card of
+trick 1 (`gonin_cards` cards a hand left after random play; 10 = the whole deal): solves/s
+and nodes/s. Trick nodes (positions at a trick's start that the search entered) are what DDS
+counts as nodes: the table compares the two searches' sizes on the same positions.
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
 gonin_cards (5), seed (0), threads (0); `--no-baseline` skips DDS. The defaults run in a
@@ -110,8 +109,8 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
               "cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
     if baseline:
         dds = result["dds"] = _dds_timed(whist_positions(deals, cards, seed), cards, seed)
-        result["agree"] = dds.pop("values") == result["whist"]["values"] and dds.pop(
-            "agree_all_cores")
+        same = dds.pop("values") == result["whist"]["values"]
+        result["agree"] = dds.pop("agree_all_cores") and same
         result["ratio"] = result["whist"]["solves_per_s"] / dds["solves_per_s"]
         result["ratio_all_cores"] = (result["whist"]["solves_per_s"]
                                      / dds["all_cores_solves_per_s"])

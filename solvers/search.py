@@ -43,7 +43,9 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
 - exact values: a binary search over the target T, on the same table, within a window of
   targets (all by default); a goal that is a threshold (value >= T) is the window [T-1, T];
 - a work queue: lanes that finish a problem take the next one (every `refill_every` steps),
-  so one slow position does not hold up the batch.
+  so one slow position does not hold up the batch;
+- threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
+  CPU a search keeps about one core busy: its node step is some 250 small XLA kernels).
 
 The rules kernel (legal moves, trick winner, points) is the environments': `kanjax.trick`,
 `kanjax.envs.kan.gonin_joker_moves`, `kanjax.envs.yonin.yonin_joker_ok` /
