@@ -267,13 +267,14 @@ class RayExecutor:
 
     def run(self, work: Iterator[tuple[int, list[PlannedGame]]]):
         ray = self.ray
-        pending: dict = {}  # object ref -> (actor index, chunk, games, tries)
+        pending: dict = {}  # object ref -> (actor index, actor, chunk, games, tries)
         load = [0] * self.n_actors
         work = iter(work)
         exhausted = False
 
         def submit(i: int, chunk: int, games: list[PlannedGame], tries: int) -> None:
-            pending[self.actors[i].play.remote(chunk, games)] = (i, chunk, games, tries)
+            actor = self.actors[i]
+            pending[actor.play.remote(chunk, games)] = (i, actor, chunk, games, tries)
             load[i] += 1
 
         while True:
@@ -287,14 +288,18 @@ class RayExecutor:
                 return
             ready, _ = ray.wait(list(pending), num_returns=1)
             ref = ready[0]
-            i, chunk, games, tries = pending.pop(ref)
+            i, actor, chunk, games, tries = pending.pop(ref)
             load[i] -= 1
             try:
                 rows = ray.get(ref)
             except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as err:
                 if tries >= CHUNK_RETRIES:
                     raise RuntimeError(f"chunk {chunk} failed {tries + 1} times: {err}") from err
-                self.actors[i] = self._new_actor()  # the actor died: replace it, retry
+                # the actor died: replace it (once, though several of its chunks fail) and
+                # retry on its replacement; a second replacement would wait forever for a
+                # CPU the first one holds
+                if self.actors[i] is actor:
+                    self.actors[i] = self._new_actor()
                 submit(i, chunk, games, tries + 1)
                 continue
             yield chunk, rows

@@ -133,6 +133,39 @@ def test_a_killed_ray_worker_loses_and_duplicates_nothing(tmp_path):
     assert run_tournament(cfg, local=True, progress=False).chunks_run == 0
 
 
+def test_an_actor_that_dies_with_two_chunks_is_replaced_once():
+    """Both chunks in flight on a dead actor fail; they are retried on one replacement (a
+    second would wait forever for a CPU the first holds: a hang seen on 2 CPUs)."""
+    import types
+
+    class ActorDied(Exception):
+        pass
+
+    class Actor:
+        def __init__(self, dead: bool) -> None:
+            self.dead, self.play = dead, types.SimpleNamespace(remote=self.submit)
+
+        def submit(self, chunk, games):
+            return (self, chunk)
+
+    def get(ref):
+        actor, chunk = ref
+        if actor.dead:
+            raise ActorDied(chunk)
+        return {"chunk": chunk}
+
+    executor = RayExecutor.__new__(RayExecutor)
+    executor.ray = types.SimpleNamespace(
+        wait=lambda refs, num_returns: (refs[:1], refs[1:]), get=get,
+        exceptions=types.SimpleNamespace(RayActorError=ActorDied, WorkerCrashedError=ActorDied))
+    executor.n_actors, executor.actors = 1, [Actor(dead=True)]
+    made = []
+    executor._new_actor = lambda: made.append(Actor(dead=False)) or made[-1]
+    done = list(executor.run(iter([(0, []), (1, [])])))
+    assert sorted(chunk for chunk, _ in done) == [0, 1]
+    assert len(made) == 1 and executor.actors == made
+
+
 def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
     text = CONFIG.format(deals=20, chunk=3, out=tmp_path / "out", fmt="duplicate")
     text = text.replace("n_rounds = 1", "n_rounds = 10").replace(
