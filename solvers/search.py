@@ -1009,8 +1009,11 @@ class Searcher:
 
 
 def default_threads() -> int:
-    """Searches to run side by side by default: one per CPU core the process may use when
-    the search runs on the CPU (each run keeps about one core busy), else one."""
+    """Searches to run side by side by default: `KANJAX_SOLVER_THREADS` if set, else one per
+    CPU core the process may use when the search runs on the CPU (each run keeps about one
+    core busy), else one."""
+    if os.environ.get("KANJAX_SOLVER_THREADS"):
+        return max(1, int(os.environ["KANJAX_SOLVER_THREADS"]))
     if jax.default_backend() != "cpu":
         return 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (

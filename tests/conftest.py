@@ -1,4 +1,6 @@
-"""Test-run settings: one persistent XLA compilation cache for the whole run.
+"""Test-run settings: one persistent XLA compilation cache for the whole run, and the
+solver's searches one thread a process (the test workers already fill the cores; tests that
+are about threads ask for them).
 
 Many test files (and the Ray workers and CLI subprocesses they start) compile the same
 engines; with the cache each is compiled once a run, not once a process. It lives in
@@ -15,6 +17,7 @@ import pytest
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("KANJAX_SOLVER_THREADS", "1")
     if getattr(config, "cache", None) is None:  # the cache plugin is off
         return
     settings = {"jax_compilation_cache_dir": str(config.cache.mkdir("jax")),

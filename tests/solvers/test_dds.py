@@ -146,13 +146,15 @@ def test_solve_all_equals_one_by_one():
     """DDS's threaded SolveAllBoards (`dds_solve_all`) gives each position's `dds_value`, over
     more boards than one call of DDS takes (200), mid-trick positions and root limits too."""
     rng = np.random.default_rng(3)
-    positions = [random_whist_position(rng, int(rng.integers(-1, 4)), int(rng.integers(4)),
-                                       "NS") for _ in range(210)]
+    deals = [random_whist_position(rng, int(rng.integers(-1, 4)), int(rng.integers(4)), "NS")
+             for _ in range(210)]
+    positions = [Position(WHIST, tuple(h[:5] for h in d.hands), d.trump, d.leader, d.side,
+                          tricks_done=8) for d in deals]  # 5-card endings: quick to solve
     positions = [play(p, p.hands[p.leader][0]) if k % 3 == 0 else p
                  for k, p in enumerate(positions)]
     first = positions[1]
     positions.append(Position(WHIST, first.hands, first.trump, first.leader, first.side,
-                              root_moves=first.hands[first.leader][-1:]))
+                              tricks_done=8, root_moves=first.hands[first.leader][-1:]))
     assert dds_solve_all(positions) == [dds_value(p) for p in positions]
 
 

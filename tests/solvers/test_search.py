@@ -140,6 +140,13 @@ def test_threads_share_out_the_problems_and_keep_their_order(wide):
     assert first_nodes.tolist() == nodes[::3].tolist()  # the same search as the share alone
 
 
+def test_default_threads_follow_the_environment(monkeypatch):
+    monkeypatch.setenv("KANJAX_SOLVER_THREADS", "3")
+    assert search.default_threads() == 3
+    monkeypatch.delenv("KANJAX_SOLVER_THREADS")
+    assert search.default_threads() >= 1  # the CPU cores on a CPU
+
+
 def test_trick_nodes_are_counted(solved):
     _, solutions = solved
     assert all(0 <= s.trick_nodes <= s.nodes for s in solutions)
