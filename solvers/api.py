@@ -39,7 +39,7 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
 
 
 def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int | None,
-              threads: int = 1) -> search.Searcher:
+              threads: int) -> search.Searcher:
     share = -(-len(positions) // threads)  # the problems of one thread
     lanes = min(lanes, 1 << max(share - 1, 0).bit_length())  # no idle lanes
     cards = max(len(h) for p in positions for h in p.hands)

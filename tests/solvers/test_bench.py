@@ -8,7 +8,7 @@ pytest.importorskip("endplay")
 from solvers import bench  # noqa: E402
 
 
-def test_bench_solver_reports_both_solvers(capsys):
+def test_bench_solver_reports_both_solvers():
     r = bench.bench_solver(deals=32, cards=3, lanes=16, gonin_deals=0, gonin_cards=2, seed=0,
                            threads=2)
     assert r["agree"] and r["threads"] == 2 and r["whist"]["positions"] == 32

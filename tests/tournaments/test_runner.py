@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from collections import Counter
 
 import pyarrow.dataset as ds
@@ -136,8 +137,6 @@ def test_a_killed_ray_worker_loses_and_duplicates_nothing(tmp_path):
 def test_an_actor_that_dies_with_two_chunks_is_replaced_once():
     """Both chunks in flight on a dead actor fail; they are retried on one replacement (a
     second would wait forever for a CPU the first holds: a hang seen on 2 CPUs)."""
-    import types
-
     class ActorDied(Exception):
         pass
 
