@@ -39,8 +39,8 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
 
 
 def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int | None,
-              threads: int) -> search.Searcher:
-    share = -(-len(positions) // threads)  # the problems of one thread
+              threads: int, groups: int | None = None) -> search.Searcher:
+    share = -(-(groups or len(positions)) // threads)  # the problem groups of one thread
     lanes = min(lanes, 1 << max(share - 1, 0).bit_length())  # no idle lanes
     cards = max(len(h) for p in positions for h in p.hands)
     if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more
@@ -57,21 +57,36 @@ def _threads(threads: int | None, count: int) -> int:
     return max(1, min(threads or search.default_threads(), count))
 
 
-def _run(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
-         tt_bits: int | None = None, windows=None,
-         threads: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    threads = _threads(threads, len(positions))
-    s = _searcher(positions, lanes, tt_bits, threads)
-    return s.run(search.encode(positions, goals, root_moves, windows), threads=threads)
+def _same_deal(positions: Sequence[Position]) -> list[tuple]:
+    """A group label per position: positions of one deal and trump (other leaders, or the
+    other side) share their searches' tables (`search.encode`); none with a root limit."""
+    return [None if p.root_moves is not None else (
+        p.hands, p.trick, p.trump, p.side if p.side[0] else tuple(not s for s in p.side))
+        for p in positions]
+
+
+def _prepared(positions: list[Position], goals=None, root_moves=None, lanes: int = 256,
+              tt_bits: int | None = None, windows=None, threads: int | None = None,
+              groups=None) -> tuple[search.Searcher, search.Problems, int]:
+    """(searcher, problems, threads) for a run on `positions` (one rules)."""
+    problems = search.encode(positions, goals, root_moves, windows, groups)
+    count = len(set(problems.group.tolist()))
+    threads = _threads(threads, count)
+    return _searcher(positions, lanes, tt_bits, threads, count), problems, threads
+
+
+def _run(*args, **kwargs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    s, problems, threads = _prepared(*args, **kwargs)
+    return s.run(problems, threads=threads)
 
 
 def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int | None = None,
             threads: int | None = None) -> None:
     """Compile what `solve(positions)` (values only) runs, solving nothing (for timings)."""
     positions = list(positions)
-    threads = _threads(threads, len(positions))
-    _searcher(positions, lanes, tt_bits, threads).compile(
-        search.encode(positions[:-(-len(positions) // threads)]))
+    s, problems, threads = _prepared(positions, lanes=lanes, tt_bits=tt_bits, threads=threads,
+                                     groups=_same_deal(positions))
+    s.compile(problems, threads)
 
 
 def _root_classes(positions: Sequence[Position]) -> list[dict[int, int]]:
@@ -105,13 +120,15 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     by the hand size, 2^12 up to 9 cards a hand and twice as many for each card more, up to
     2^16, about 3 MB a lane, for whole bridge deals); `threads`: searches run side by side,
     each with its own lanes, on a share of the positions (default: one per CPU core on a
-    CPU, else one)."""
+    CPU, else one). Positions of one deal and trump (other leaders or sides) are solved one
+    after another on one table, which they share (as DDS does across leaders)."""
     positions = list(positions)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
         group = [positions[i] for i in idx]
         values, nodes, trick_nodes = _run(group, lanes=lanes, tt_bits=tt_bits, windows=[
-            windows[i] for i in idx] if windows else None, threads=threads)
+            windows[i] for i in idx] if windows else None, threads=threads,
+            groups=_same_deal(group))
         moves: list[dict[int, int] | None] = [None] * len(group)
         if all_moves:
             reps = _root_classes(group)
@@ -142,4 +159,43 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
                       tt_bits, threads=threads)
         for k, i in enumerate(idx):
             out[i] = bool(res[k])
+    return out
+
+
+DD_STRAINS = ("NT", "S", "H", "D", "C")  # DDS's table order is S H D C NT; bridge's, NT first
+SEATS = "NESW"
+
+
+def table_positions(deals: Sequence[Position]) -> list[Position]:
+    """The 20 positions of each deal's double-dummy table (`dd_tables`): every strain (in
+    `DD_STRAINS` order), every leader (N E S W), the leader's side."""
+    out = []
+    for i, deal in enumerate(deals):
+        if deal.rules.game != "whist" or deal.trick:
+            raise ValueError(f"deal {i}: a double-dummy table wants a whist deal at a "
+                             f"trick's start, not a {deal.rules.game} position with trick "
+                             f"{deal.trick}")
+        out += [Position(deal.rules, deal.hands, DD_STRAINS.index(strain) - 1, leader,
+                         tuple((s - leader) % 2 == 0 for s in range(4)),
+                         tricks_done=deal.tricks_done)
+                for strain in DD_STRAINS for leader in range(4)]
+    return out
+
+
+def dd_tables(deals: Sequence[Position], *, lanes: int = 256, tt_bits: int | None = None,
+              threads: int | None = None) -> list[dict[str, dict[str, int]]]:
+    """The double-dummy table of each whist deal (DDS's CalcDDtable): for every strain and
+    every player as declarer, the tricks his side takes from now on, his left-hand opponent
+    leading. `table["NT"]["S"]`: South declaring no trump. A deal's hands are read at a
+    trick's start; its trump, leader and side are ignored. The 20 searches of a strain's
+    four leaders share their tables. `lanes`, `tt_bits`, `threads`: as `solve`'s."""
+    values = iter(sol.value for sol in solve(table_positions(deals), lanes=lanes,
+                                             tt_bits=tt_bits, threads=threads))
+    out = []
+    for deal in deals:
+        left = deal.rules.n_tricks - deal.tricks_done
+        table = {strain: {SEATS[(leader - 1) % 4]: left - next(values) for leader in range(4)}
+                 for strain in DD_STRAINS}
+        out.append({strain: {seat: table[strain][seat] for seat in SEATS}
+                    for strain in DD_STRAINS})
     return out

@@ -7,10 +7,12 @@ searches side by side, 0 = one per CPU core) and by DDS through endplay, when in
 core): solves/s and the ratios. Kan: random Gonin Kan deal-1 positions at the first card of
 trick 1 (`gonin_cards` cards a hand left after random play; 10 = the whole deal): solves/s
 and nodes/s. Trick nodes (positions at a trick's start that the search entered) are what DDS
-counts as nodes: the table compares the two searches' sizes on the same positions.
+counts as nodes: the table compares the two searches' sizes on the same positions. With
+`tables` > 0, also the double-dummy tables of that many random whole deals (every strain and
+declarer: `api.dd_tables`, against DDS's CalcDDtable).
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0), threads (0); `--no-baseline` skips DDS. The defaults run in a
+gonin_cards (5), seed (0), threads (0), tables (0); `--no-baseline` skips DDS. The defaults run in a
 minute or two on a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals, which take
 minutes each there. Solve times are heavy-tailed, so give the queue many more positions
 than lanes (on CPU about 16 a lane keeps every lane busy to the end).
@@ -30,7 +32,7 @@ from solvers import reference as ref
 from solvers.position import WHIST, Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
-            "seed": 0, "threads": 0}
+            "seed": 0, "threads": 0, "tables": 0}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -101,8 +103,29 @@ def _dds_timed(positions: list[Position], cards: int, seed: int) -> dict:
             "values": [v for v, _ in solved], "agree_all_cores": values == [v for v, _ in solved]}
 
 
+def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool) -> dict:
+    """Double-dummy tables of `deals` (whole bridge deals): the JAX search (compiled first)
+    and, with `baseline`, DDS's CalcDDtable (after a warm-up table), tables a second."""
+    api.warm_up(api.table_positions(deals), lanes=lanes, threads=threads)
+    t = time.perf_counter()
+    tables = api.dd_tables(deals, lanes=lanes, threads=threads)
+    out = {"deals": len(deals), "seconds": time.perf_counter() - t}
+    out["tables_per_s"] = len(deals) / out["seconds"]
+    if baseline:
+        from solvers.dds import dds_table
+
+        dds_table(deals[0])
+        t = time.perf_counter()
+        want = [dds_table(d) for d in deals]
+        out["dds_seconds"] = time.perf_counter() - t
+        out["dds_tables_per_s"] = len(deals) / out["dds_seconds"]
+        out["agree"] = tables == want
+        out["ratio"] = out["tables_per_s"] / out["dds_tables_per_s"]
+    return out
+
+
 def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
-                 seed: int, threads: int = 0, baseline: bool = True) -> dict:
+                 seed: int, threads: int = 0, tables: int = 0, baseline: bool = True) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
     result = {"whist": _timed(whist_positions(deals, cards, seed), lanes, threads),
@@ -117,6 +140,9 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
     if gonin_deals:
         result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes,
                                      threads)
+    if tables:
+        result["tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes, threads,
+                                        baseline)
     return result
 
 
@@ -137,12 +163,22 @@ def format_bench(r: dict) -> str:
         rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | {jax_name} | "
                     f"{g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} | "
                     f"{g['trick_nodes_per_solve']:,.0f} |")
+    if "tables" in r:
+        t = r["tables"]
+        rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | {jax_name} | "
+                    f"{20 * t['tables_per_s']:.2f} | | |")
+        if "dds_tables_per_s" in t:
+            rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | DDS "
+                        f"(endplay), CalcDDtable | {20 * t['dds_tables_per_s']:.2f} | | |")
     out = ("| positions | solver | solves/s | nodes/s | trick nodes a solve |\n"
            "|---|---|---:|---:|---:|\n" + "\n".join(rows))
     if "ratio" in r:
         out += (f"\n\nJAX / DDS: {r['ratio']:.3f}x against DDS on one thread, "
                 f"{r['ratio_all_cores']:.3f}x against DDS on every core (values agree: "
                 f"{r['agree']})")
+    if "ratio" in r.get("tables", {}):
+        out += (f"\n\nDouble-dummy tables (20 solves each), JAX / DDS: "
+                f"{r['tables']['ratio']:.4f}x (values agree: {r['tables']['agree']})")
     return out
 
 

@@ -2,6 +2,7 @@
 
     kanjax solve "N:Q7.KQ.8752.96542 9864.64.AKJ.AKJT 32.JT98732.T93.7 AKJT5.A5.Q64.Q83" \
         --game whist --trump NT --leader E --all-moves --json
+    kanjax solve "N:Q7.KQ.8752.96542 ..." --table      # every strain and declarer
     kanjax solve "gonin_kan dealer=0 | ... " --all-moves --contracts
     kanjax solve --batch deals.txt --out values.parquet
 
@@ -64,6 +65,20 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
     return out
 
 
+def _whist_deal(text: str, game: str | None, **flags):
+    """The whist position of a deal string or PBN deal at trick 1 (for `--table`)."""
+    if (game or convert.deal_game(text)) != "whist":
+        raise ValueError("--table: double-dummy tables are for whist (bridge) deals")
+    return convert.from_deal(text, "whist", **flags)[0]
+
+
+def table_rows(table: dict[str, dict[str, int]]) -> list[str]:
+    """A double-dummy table as text: a row a strain, a column a declarer."""
+    return ["      " + "".join(f"{seat:>4}" for seat in api.SEATS)] + [
+        f"{strain:>4}  " + "".join(f"{table[strain][seat]:>4}" for seat in api.SEATS)
+        for strain in api.DD_STRAINS]
+
+
 def _read_batch(path: str) -> list[str]:
     if path.endswith(".parquet"):
         import pyarrow.parquet as pq
@@ -77,35 +92,55 @@ def _read_batch(path: str) -> list[str]:
 
 
 def _solve_batch(args, flags: dict) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     deals = _read_batch(args.batch)
     positions = []
     for i, text in enumerate(deals):
         try:
-            positions.append(convert.from_deal(text, args.game, trump=args.trump,
+            positions.append(_whist_deal(text, args.game, **flags) if args.table else
+                             convert.from_deal(text, args.game, trump=args.trump,
                                                leader=args.leader, **flags)[0])
         except ValueError as err:
             raise ValueError(f"{args.batch}: deal {i + 1}: {err}") from err
+    if args.table:  # a column per strain and declarer: NT_N, NT_E, ..., C_W
+        tables = api.dd_tables(positions, threads=args.threads)
+        cols = {"deal": deals} | {f"{strain}_{seat}": [t[strain][seat] for t in tables]
+                                  for strain in api.DD_STRAINS for seat in api.SEATS}
+        _write(cols, args)
+        return
     sols = api.solve(positions, all_moves=args.all_moves, threads=args.threads)
     cols = {"deal": deals, "value": [s.value for s in sols], "nodes": [s.nodes for s in sols],
             "trick_nodes": [s.trick_nodes for s in sols]}
     if args.all_moves:
         cols["moves"] = [json.dumps({_move_token(p, m): v for m, v in s.moves.items()})
                          for p, s in zip(positions, sols, strict=True)]
+    _write(cols, args)
+
+
+def _write(cols: dict[str, list], args) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     out = args.out or args.batch.rsplit(".", 1)[0] + ".solved.parquet"
     pq.write_table(pa.table(cols), out)
-    print(f"{len(deals)} deals solved -> {out}")
+    print(f"{len(cols['deal'])} deals solved -> {out}")
 
 
 def _solve(args) -> None:
     flags = set_flags(args.set)
+    if args.table and (args.all_moves or args.contracts):
+        raise ValueError("--table gives a table of values: not with --all-moves or "
+                         "--contracts")
     if args.batch:
         _solve_batch(args, flags)
         return
     if not args.deal:
         raise ValueError("give a deal string (or --batch FILE)")
+    if args.table:
+        [table] = api.dd_tables([_whist_deal(args.deal, args.game, **flags)],
+                                threads=args.threads)
+        print(json.dumps({"game": "whist", "table": table}) if args.json
+              else "\n".join(table_rows(table)))
+        return
     out = solve_deal(args.deal, args.game, trump=args.trump, leader=args.leader,
                      all_moves=args.all_moves, contracts=args.contracts,
                      threads=args.threads, **flags)
@@ -129,6 +164,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all-moves", action="store_true", help="the value of every legal move")
     p.add_argument("--contracts", action="store_true",
                    help="Kan: which of sukonku, juuroku and their gyaku forms can be forced")
+    p.add_argument("--table", action="store_true",
+                   help="whist: the double-dummy table, tricks for every strain and declarer "
+                        "(--trump and --leader are ignored)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--batch", help="a file of deal strings (one a line) or Parquet with a "
                                    "'deal' column; writes Parquet")

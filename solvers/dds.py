@@ -128,6 +128,20 @@ def dds_solve_all(positions: list[Position]) -> list[int]:
     return [out[i] if i in out else dds_value(p) for i, p in enumerate(positions)]
 
 
+def dds_table(deal: Position) -> dict[str, dict[str, int]]:
+    """DDS's double-dummy table of a whole deal (CalcDDtable; the deal's trump, leader and
+    side are ignored): `table[strain][declarer]`, the declarer's tricks, strains "NT" "S"
+    "H" "D" "C", declarers "N" "E" "S" "W" (`solvers.api.dd_tables`'s form)."""
+    _check(deal)
+    types, _ = _endplay()
+    from endplay.dds import calc_dd_table
+
+    table = calc_dd_table(_deal(deal))
+    return {strain: {seat: table[types.Denom(k), types.Player(p)]
+                     for p, seat in enumerate("NESW")}
+            for strain, k in (("NT", 4), ("S", 0), ("H", 1), ("D", 2), ("C", 3))}
+
+
 def random_whist_position(rng: np.random.Generator, trump: int, leader: int,
                           side: str = "leader") -> Position:
     """A uniformly random full bridge deal as a whist `Position`: 13 cards to each seat,

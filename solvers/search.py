@@ -58,6 +58,7 @@ import dataclasses
 import functools
 import os
 import threading
+from collections.abc import Hashable
 from concurrent.futures import ThreadPoolExecutor
 
 import jax
@@ -95,6 +96,7 @@ class Problems:
     goal: np.ndarray  # int8[Q, 2]: side_min, other_max (goal problems)
     window: np.ndarray  # int8[Q, 2]: lo, hi: the value is resolved only within [lo, hi]
     root: np.ndarray  # uint32[Q, 5]: the moves allowed at the root (suit words, joker word)
+    group: np.ndarray  # int32[Q]: problems of one group share a lane's table, one after another
     move_of: np.ndarray  # int16[Q, NUM_CODES]: the action id of each move code (-1); host only
 
     def __len__(self) -> int:
@@ -123,10 +125,16 @@ def _slot(code: Array) -> tuple[Array, Array]:
 
 def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None = None,
            root_moves: list[tuple[int, ...] | None] | None = None,
-           windows: list[tuple[int, int] | None] | None = None) -> Problems:
+           windows: list[tuple[int, int] | None] | None = None,
+           groups: list[Hashable | None] | None = None) -> Problems:
     """Problems for `positions`: exact value problems, or goal problems where `goals[i]` is
     set; `root_moves[i]` (or the position's own) limits the moves tried at the root;
-    `windows[i]` limits the targets a value problem searches (`Searcher.run`)."""
+    `windows[i]` limits the targets a value problem searches (`Searcher.run`). Problems
+    with equal `groups[i]` (not None) are solved one after another in one lane, on its
+    table: say so for positions of one deal and trump (other leaders or sides), whose
+    searches meet the same positions (DDS's table reuse across leaders). A group's problems
+    must be value problems with no root limit, the same trump, and sides that agree (the
+    same seats, or all the others)."""
     rules = positions[0].rules
     q, n = len(positions), rules.n
     hands = np.zeros((q, n, 4), np.uint16)
@@ -138,6 +146,7 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
     window = np.tile(np.array(FULL_WINDOW, np.int8), (q, 1))
     root = np.zeros((q, 5), np.uint32)
     move_of = np.full((q, NUM_CODES), -1, np.int16)
+    group = _group_ids(positions, goals, root_moves, groups)
     for i, pos in enumerate(positions):
         if pos.rules != rules:
             raise ValueError("one batch of problems must share its rules")
@@ -175,7 +184,34 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
         for k in allowed:
             word, bit = _word_bit(k)
             root[i, word] |= 1 << bit
-    return Problems(hands, points, trick, scalars, side, goal, window, root, move_of)
+    return Problems(hands, points, trick, scalars, side, goal, window, root, group, move_of)
+
+
+def _group_ids(positions: list[Position], goals, root_moves,
+               groups: list[Hashable | None] | None) -> np.ndarray:
+    """int32[Q]: a group id per problem (`encode`'s `groups`; a problem with none has one of
+    its own), checked: a group's problems may share table entries."""
+    ids: dict[Hashable, int] = {}
+    first: dict[int, int] = {}  # group id -> its first problem
+    out = np.zeros(len(positions), np.int32)
+    for i, pos in enumerate(positions):
+        label = groups[i] if groups else None
+        if label is None:
+            out[i] = len(ids)
+            ids[("own", i, object())] = out[i]
+            continue
+        out[i] = ids.setdefault(label, len(ids))
+        if (goals and goals[i] is not None) or pos.root_moves is not None or (
+                root_moves and root_moves[i] is not None):
+            raise ValueError(f"problem {i}: only value problems with no root limit can "
+                             f"share a table (group {label!r})")
+        j = first.setdefault(int(out[i]), i)
+        other = positions[j]
+        if pos.trump != other.trump or pos.side not in (
+                other.side, tuple(not s for s in other.side)):
+            raise ValueError(f"problems {j} and {i} of group {label!r}: a group's problems "
+                             "need the same trump and sides that agree")
+    return out
 
 
 def _hash_consts(seed: int, size: int) -> np.ndarray:
@@ -444,7 +480,7 @@ class Searcher:
         def fold(consts):
             z = _fmix(allw ^ jnp.asarray(consts))
             return jax.lax.reduce(z, jnp.uint32(0), jax.lax.bitwise_xor, (0,))
-        return (fold(self.h0) ^ (x["pid"].astype(jnp.uint32) * jnp.uint32(0x9E3779B1)),
+        return (fold(self.h0) ^ (x["gid"].astype(jnp.uint32) * jnp.uint32(0x9E3779B1)),
                 fold(self.h1))
 
     @staticmethod
@@ -608,7 +644,8 @@ class Searcher:
         hi = jnp.minimum(total - op, jnp.where(threshold, goal[0], window[1]))
         t = (lo + hi + 1) // 2
         return dict(
-            pid=pid, H=p["hands"][pid].astype(jnp.uint32), P=pts, jk=sc["jk"],
+            pid=pid, gid=p["group"][pid], H=p["hands"][pid].astype(jnp.uint32), P=pts,
+            jk=sc["jk"],
             trump=trump, side=p["side"][pid], root_mask=p["root"][pid],
             is_goal=is_goal, target=jnp.where(threshold, goal[0], -1), root=nplayed,
             d=nplayed, mode=jnp.int32(ENTER),
@@ -644,8 +681,13 @@ class Searcher:
         e_k0, e_k1, meta = rows[:, 0], rows[:, 1], rows[:, 2]
         e_rel = _halves(rows[:, 3:5])  # [ways, 4]
         e_pat = _halves(rows[:, 5:]).reshape(self.ways, n, 4)
-        e_lo_all = (meta & 0xFF).astype(jnp.int32)
-        e_hi_all = ((meta >> 8) & 0xFF).astype(jnp.int32)
+        # entries bound the future points of seat 0's side (the problems of a group may
+        # optimise either side): the other side's are what is left
+        flip = ~x["side"][0]
+        stored_lo = (meta & 0xFF).astype(jnp.int32)
+        stored_hi = ((meta >> 8) & 0xFF).astype(jnp.int32)
+        e_lo_all = jnp.where(flip, left - stored_hi, stored_lo)
+        e_hi_all = jnp.where(flip, left - stored_lo, stored_hi)
         e_bm = ((meta >> 16) & 0xFF).astype(jnp.int32) - 1
         same = (e_k0 == key0) & (e_k1 == key1)
         match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
@@ -744,6 +786,8 @@ class Searcher:
         new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, future))
         bm = jnp.where(resume_cut, stack["mv"][d].astype(jnp.int32),
                        jnp.where(exact[way], e_bm[way], -1))
+        new_lo, new_hi = (jnp.clip(jnp.where(flip, left - new_hi, new_lo), 0, 127),
+                          jnp.clip(jnp.where(flip, left - new_lo, new_hi), 0, 127))
         row = jnp.concatenate([jnp.stack([key0, key1, (new_lo | new_hi << 8 | (bm + 1) << 16)
                                           .astype(jnp.uint32)]),
                                _pairs(rel_s), _pairs(pat.reshape(-1))])
@@ -878,13 +922,20 @@ class Searcher:
         steps) is given up: result -1. Trick nodes are the nodes at a trick's start (what DDS
         counts as nodes)."""
         q, b, n = p["hands"].shape[0], self.lanes, self.n
+        # the queue: a lane takes the next problem of its group (on the same table), else
+        # the next group's first problem (`heads`, then q and above: none)
+        p = {"group": jnp.arange(q, dtype=jnp.int32), "next": jnp.full(q, -1, jnp.int32),
+             "heads": jnp.arange(q + 1, dtype=jnp.int32)} | p
+        heads = p["heads"]
         load = jax.vmap(self._load, in_axes=(None, 0))
         step = jax.vmap(self._step)
-        lanes = load(p, jnp.minimum(jnp.arange(b), q - 1))
-        lanes["finished"] = lanes["finished"] | (jnp.arange(b) >= count)
+        first = heads[jnp.minimum(jnp.arange(b), q)]
+        first = jnp.where(first < count, first, q)
+        lanes = load(p, jnp.minimum(first, q - 1))
+        lanes["finished"] = lanes["finished"] | (first >= count)
         mv = jnp.zeros((b, self.depth), jnp.int8)
         stack = dict(cand=jnp.zeros((b, self.depth, 5), jnp.uint16),
-                     mv=mv.at[:, :n - 1].set(p["trick"][jnp.minimum(jnp.arange(b), q - 1)]),
+                     mv=mv.at[:, :n - 1].set(p["trick"][jnp.minimum(first, q - 1)]),
                      snap=jnp.zeros((b, self.depth, len(SNAP)), jnp.int8),
                      acc=jnp.zeros((b, self.depth), jnp.int8),
                      racc=jnp.zeros((b, self.depth, 4), jnp.uint16),
@@ -912,8 +963,11 @@ class Searcher:
             where = jnp.where(fin & real, lanes["pid"], q)
             out = out.at[where].set(jnp.where(fin & real, lanes["result"], -1))
             nodes = nodes.at[:, where].set(jnp.stack([lanes["nodes"], lanes["trick_nodes"]]))
-            rank = jnp.cumsum(fin) - 1
-            new_pid = nxt + rank
+            follow = p["next"][jnp.minimum(lanes["pid"], q - 1)]
+            cont = fin & real & (follow >= 0)
+            take = fin & ~cont
+            queued = heads[jnp.minimum(nxt + jnp.cumsum(take) - 1, q)]
+            new_pid = jnp.where(cont, follow, queued)
             fresh = load(p, jnp.minimum(new_pid, q - 1))
             fresh["finished"] = new_pid >= count
             fresh["pid"] = jnp.where(new_pid >= count, q, new_pid)
@@ -923,25 +977,34 @@ class Searcher:
             stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
                 fin[:, None], p["trick"][jnp.minimum(new_pid, q - 1)], stack["mv"][:, :n - 1]))
             stack["killer"] = jnp.where(fin[:, None], jnp.int8(-1), stack["killer"])
-            return lanes, stack, tt, out, nodes, nxt + jnp.sum(fin)
+            return lanes, stack, tt, out, nodes, nxt + jnp.sum(take)
 
         def busy(carry):
             return ~jnp.all(carry[0]["finished"])
 
-        lanes["pid"] = jnp.where(jnp.arange(b) < count, jnp.arange(b), q)
-        carry = (lanes, stack, tt, out, nodes, jnp.minimum(count, b))
+        lanes["pid"] = first
+        carry = (lanes, stack, tt, out, nodes, jnp.int32(b))
         carry = jax.lax.while_loop(busy, chunk, carry)
         return carry[3][:q], carry[4][0, :q], carry[4][1, :q]
 
     @staticmethod
     def _padded(problems: Problems) -> dict[str, np.ndarray]:
         """The problem arrays (for the device) padded to a power of two, at least 256 (one
-        compile per size class)."""
+        compile per size class), and the queue (`solve_all`): each problem's next of its
+        group (-1: none; a group's problems must come one after another), the groups' first
+        problems."""
         q = len(problems)
         size = max(256, 1 << max(q - 1, 0).bit_length())
-        return {f.name: np.concatenate([a := getattr(problems, f.name),
-                                        np.repeat(a[:1], size - q, axis=0)])
-                for f in dataclasses.fields(problems) if f.name != "move_of"}
+        out = {f.name: np.concatenate([a := getattr(problems, f.name),
+                                       np.repeat(a[:1], size - q, axis=0)])
+               for f in dataclasses.fields(problems) if f.name != "move_of"}
+        same = problems.group[1:] == problems.group[:-1]
+        out["next"] = np.full(size, -1, np.int32)
+        out["next"][np.flatnonzero(same)] = np.flatnonzero(same) + 1
+        starts = np.flatnonzero(np.concatenate([[True], ~same]))[:q]
+        out["heads"] = np.full(size + 1, size, np.int32)
+        out["heads"][:len(starts)] = starts
+        return out
 
     def _executable(self, padded: dict[str, np.ndarray]) -> jax.stages.Compiled:
         """The search compiled for the size class of `padded` (once; threads share it)."""
@@ -952,9 +1015,10 @@ class Searcher:
                                                        jnp.int32(0)).compile()
             return self._compiled[size]
 
-    def compile(self, problems: Problems) -> None:
-        """Compile the search for the size class of `problems`, solving none of them."""
-        self._executable(self._padded(problems))
+    def compile(self, problems: Problems, threads: int = 1) -> None:
+        """Compile what `run(problems, threads=threads)` runs, solving nothing."""
+        for idx in _shares(problems.group, threads):
+            self._executable(self._padded(problems.take(idx)))
 
     def run(self, problems: Problems, budget: int | None = None,
             threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -962,22 +1026,21 @@ class Searcher:
         problem; -1 for a problem given up after `budget` nodes (default: no limit). With a
         window (lo, hi), a value problem searches only targets in (lo, hi]: its result is the
         value if lo <= value <= hi, hi if the value is above, at most lo if below.
-        `threads`: the problems are dealt out (every `threads`-th one) to that many searches
-        side by side, each in its own thread with its own lanes and tables (on a CPU each
-        keeps about one core busy: `default_threads`)."""
+        `threads`: the problems are dealt out (a group at a time, `Problems.group`) to that
+        many searches side by side, each in its own thread with its own lanes and tables (on
+        a CPU each keeps about one core busy: `default_threads`)."""
         limit = jnp.int32(NO_BUDGET if budget is None else budget)
 
         def one(idx: np.ndarray) -> tuple[np.ndarray, ...]:
             padded = self._padded(problems.take(idx))
             out = self._executable(padded)(padded, jnp.int32(len(idx)), limit)
             return tuple(np.array(a[:len(idx)]) for a in out)
-        q = len(problems)
-        parts = max(1, min(threads, q))
-        if parts == 1:
-            return one(np.arange(q))
-        shares = [np.arange(k, q, parts) for k in range(parts)]
-        with ThreadPoolExecutor(parts) as pool:
-            results = list(pool.map(one, shares))
+        shares = _shares(problems.group, threads)
+        if len(shares) == 1:
+            results = [one(shares[0])]
+        else:
+            with ThreadPoolExecutor(len(shares)) as pool:
+                results = list(pool.map(one, shares))
         order = np.argsort(np.concatenate(shares))
         return tuple(np.concatenate(cols)[order] for cols in zip(*results, strict=True))
 
@@ -1006,6 +1069,18 @@ class Searcher:
                                 x["done"]) & x["root_mask"]
             return legal, self._equivalent(legal, h, x["P"])
         return jax.vmap(one)(jnp.arange(p["hands"].shape[0]))
+
+
+def _shares(group: np.ndarray, threads: int) -> list[np.ndarray]:
+    """The problems of each of (at most) `threads` searches: the groups dealt out in turn,
+    each group's problems together and in their order."""
+    order = np.argsort(group, kind="stable")
+    if not len(order):
+        return [order]
+    starts = np.concatenate([[True], group[order][1:] != group[order][:-1]])
+    which = np.cumsum(starts) - 1  # each problem's group, counted in order
+    parts = max(1, min(threads, int(which[-1]) + 1))
+    return [order[which % parts == k] for k in range(parts)]
 
 
 def default_threads() -> int:

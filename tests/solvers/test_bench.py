@@ -6,6 +6,8 @@ import pytest
 pytest.importorskip("endplay")
 
 from solvers import bench  # noqa: E402
+from solvers.convert import from_pbn  # noqa: E402
+from tests.solvers.test_solve_cli import SUITS  # noqa: E402
 
 
 def test_bench_solver_reports_both_solvers():
@@ -18,6 +20,13 @@ def test_bench_solver_reports_both_solvers():
     table = bench.format_bench(r)
     assert "JAX, 2 x 16 lanes" in table and "DDS (endplay), every core" in table
     assert "against DDS on one thread" in table
+    # a double-dummy table (each seat a whole suit: quick to solve), as `tables=1` times one
+    r["tables"] = bench.tables_timed([from_pbn(SUITS, "NT", "N")], lanes=16, threads=1,
+                                     baseline=True)
+    assert r["tables"]["agree"] and r["tables"]["deals"] == 1 and r["tables"]["ratio"] > 0
+    table = bench.format_bench(r)
+    assert "| whist double-dummy tables (1 whole deals) | DDS (endplay), CalcDDtable |" in table
+    assert "Double-dummy tables (20 solves each), JAX / DDS:" in table
 
 
 def test_bench_solver_rejects_unknown_options():

@@ -8,6 +8,7 @@ the search once.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import random
@@ -146,6 +147,42 @@ def test_default_threads_follow_the_environment(monkeypatch):
     assert search.default_threads() == 3
     monkeypatch.delenv("KANJAX_SOLVER_THREADS")
     assert search.default_threads() == len(os.sched_getaffinity(0))  # tests run on the CPU
+
+
+def test_a_deal_group_shares_its_table(solved):
+    """Positions of one deal and trump (every leader at a trick's start; mid-trick, the other
+    side) are one group (`api._same_deal`): solved one after another in a lane, on one table
+    whose entries bound seat 0's side; the reference's values."""
+    positions, _ = solved
+    variants = []
+    for pos in positions[:40]:
+        other = tuple(not s for s in pos.side)
+        variants.append(dataclasses.replace(pos, side=other, taken=pos.taken_other,
+                                            taken_other=pos.taken))
+        if not pos.trick:
+            variants += [dataclasses.replace(pos, leader=s) for s in range(pos.rules.n)]
+    assert len(set(api._same_deal(variants))) < len(variants) <= 256  # one compile
+    got = api.solve(variants, lanes=16, tt_bits=8)
+    assert [s.value for s in got] == [ref.value(p) for p in variants]
+
+
+def test_a_group_takes_only_what_can_share(solved):
+    positions, _ = solved
+    pos = next(p for p in positions if not p.trick)
+    two = [pos, dataclasses.replace(pos, leader=(pos.leader + 1) % pos.rules.n)]
+    with pytest.raises(ValueError, match="only value problems with no root limit"):
+        search.encode(two, goals=[None, (1, 0)], groups=[0, 0])
+    with pytest.raises(ValueError, match="only value problems with no root limit"):
+        search.encode(two, root_moves=[None, (pos.hands[two[1].leader][0],)], groups=[0, 0])
+    other_trump = dataclasses.replace(two[1], trump=(pos.trump + 2) % 4)
+    with pytest.raises(ValueError, match="same trump and sides that agree"):
+        search.encode([pos, other_trump], groups=["deal", "deal"])
+    if pos.rules.n > 2:
+        moved = (pos.side[-1], *pos.side[:-1])  # neither the side nor its complement
+        if moved not in (pos.side, tuple(not s for s in pos.side)):
+            with pytest.raises(ValueError, match="same trump and sides that agree"):
+                search.encode([pos, dataclasses.replace(pos, side=moved)], groups=[1, 1])
+    assert search.encode(two, groups=["a", None]).group.tolist() == [0, 1]
 
 
 def test_trick_nodes_are_counted(solved):

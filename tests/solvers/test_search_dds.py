@@ -1,12 +1,14 @@
 """The JAX solver's whist values against DDS (through endplay), every strain and leader.
 
 Positions: random bridge deals played at random (the reference rules) down to `cards` cards
-per hand, then solved for each of the five strains and four leaders of the deal's next trick.
-The default run checks 20 deals with 7 cards a hand (400 problems); `slow` checks 500 deals
-with 9 cards a hand, and 12 whole 13-card deals with one strain and leader each. Whole deals
-for every strain and leader are not in the tests: the search visits about 10^5..10^6 nodes
-per whole deal, seconds of CPU each even with every lane busy, so the 400 problems of 20
-deals would take far beyond the test budget (see BENCHMARKS.md).
+per hand, then solved for each of the five strains and four leaders of the deal's next trick
+(a strain's four leaders share one table: `api.solve` groups them). The default run checks
+20 deals with 7 cards a hand (400 problems) and double-dummy tables of endings; `slow` checks
+500 deals with 9 cards a hand, 12 whole 13-card deals with one strain and leader each, and
+the double-dummy tables of 3 whole deals against DDS's own (CalcDDtable). Whole deals for
+every strain and leader in the default run are not in the tests: the search visits about
+10^5..10^6 nodes per whole deal, seconds of CPU each even with every lane busy, so the 400
+problems of 20 deals would take far beyond the test budget (see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -18,10 +20,17 @@ import pytest
 
 pytest.importorskip("endplay")
 
-from solvers import api, bench  # noqa: E402
+from solvers import api, bench, search  # noqa: E402
 from solvers import reference as ref  # noqa: E402
-from solvers.dds import dds_move_values, dds_value  # noqa: E402
+from solvers.convert import from_pbn  # noqa: E402
+from solvers.dds import (  # noqa: E402
+    dds_move_values,
+    dds_table,
+    dds_value,
+    random_whist_position,
+)
 from solvers.position import WHIST, Position  # noqa: E402
+from tests.solvers.test_solve_cli import SUITS  # noqa: E402
 
 STRAINS = (-1, 0, 1, 2, 3)  # NT, S, H, D, C
 
@@ -54,6 +63,43 @@ def test_values_equal_dds_every_strain_and_leader():
     check(endings(20, 7, seed=1))
 
 
+def test_a_strains_leaders_share_a_table():
+    """The four leaders of a deal and strain, one group (one lane, one table): DDS's values
+    in far fewer nodes than four searches on tables of their own (the searcher `check`'s
+    `solve` compiled)."""
+    positions = endings(6, 7, seed=4)
+    searcher = search.searcher(WHIST, 32, 12, 4)
+    alone = searcher.run(search.encode(positions))
+    shared = searcher.run(search.encode(positions, groups=api._same_deal(positions)))
+    want = [dds_value(p) for p in positions]
+    assert alone[0].tolist() == shared[0].tolist() == want
+    assert shared[1].sum() < 0.8 * alone[1].sum()
+
+
+def test_dd_table_of_one_suit_a_hand_equals_dds():
+    """Each seat holds a whole suit: the side holding the trumps takes every trick; at no
+    trump, the declarer's left-hand opponent leads his suit and takes every trick."""
+    deal = from_pbn(SUITS, "NT", "N")
+    [table] = api.dd_tables([deal])
+    assert table == dds_table(deal)
+    assert table["NT"] == {"N": 0, "E": 0, "S": 0, "W": 0}
+    assert table["S"] == table["D"] == {"N": 13, "E": 0, "S": 13, "W": 0}
+
+
+def test_dd_tables_of_endings_equal_dds():
+    """Tables of 7-card endings: the declarer's tricks are what is left after his left-hand
+    opponent's side's (DDS, one SolveBoard a strain and leader)."""
+    deals = endings(5, 7, seed=6)[::20]  # 25 groups: `check`'s searcher
+    for deal, table in zip(deals, api.dd_tables(deals, lanes=32), strict=True):
+        for strain, row in table.items():
+            for k, seat in enumerate("NESW"):
+                leader = (k + 1) % 4
+                pos = dataclasses.replace(deal, trump=api.DD_STRAINS.index(strain) - 1,
+                                          leader=leader, side=tuple(
+                                              (s - leader) % 2 == 0 for s in range(4)))
+                assert row[seat] == 7 - dds_value(pos), (deal, strain, seat)
+
+
 def test_every_move_equals_dds_mid_trick():
     positions = endings(4, 5, seed=2)[::7]
     rng = random.Random(0)
@@ -83,3 +129,14 @@ def test_whole_deals_equal_dds():
     """Whole 13-card deals, a random strain and leader each: minutes on a 2-core CPU, where
     every strain and leader of 500 deals would take hours (BENCHMARKS.md)."""
     check(bench.whist_positions(12, 13, seed=5))
+
+
+@pytest.mark.slow
+def test_whole_deal_tables_equal_dds():
+    """The double-dummy tables of whole deals (every strain and declarer) against DDS's
+    CalcDDtable."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    deals = [random_whist_position(rng, -1, 0) for _ in range(3)]
+    assert api.dd_tables(deals) == [dds_table(d) for d in deals]

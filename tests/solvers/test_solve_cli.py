@@ -45,6 +45,39 @@ def test_batch_file_to_parquet(tmp_path, capsys):
     assert "2 deals solved" in capsys.readouterr().out
 
 
+# the double-dummy table of SUITS: the side holding the trumps takes every trick; at no
+# trump the declarer's left-hand opponent leads his own suit and takes them all
+SUITS_TABLE = {"NT": {"N": 0, "E": 0, "S": 0, "W": 0},
+               "S": {"N": 13, "E": 0, "S": 13, "W": 0},
+               "H": {"N": 0, "E": 13, "S": 0, "W": 13},
+               "D": {"N": 13, "E": 0, "S": 13, "W": 0},
+               "C": {"N": 0, "E": 13, "S": 0, "W": 13}}
+
+
+def test_dd_table_of_a_pbn_deal(capsys):
+    assert run(capsys, SUITS, "--table") == {"game": "whist", "table": SUITS_TABLE}
+    main(["solve", SUITS, "--table"])
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].split() == ["N", "E", "S", "W"] and text[2].split() == ["S", "13", "0",
+                                                                           "13", "0"]
+
+
+def test_dd_tables_of_a_batch(tmp_path, capsys):
+    deals = tmp_path / "deals.txt"
+    deals.write_text(f"{SUITS}\n")
+    main(["solve", "--batch", str(deals), "--table", "--out", str(tmp_path / "t.parquet")])
+    table = pq.read_table(tmp_path / "t.parquet").to_pydict()
+    assert table["deal"] == [SUITS]
+    assert {k: v[0] for k, v in table.items() if k != "deal"} == {
+        f"{strain}_{seat}": n for strain, row in SUITS_TABLE.items() for seat, n in row.items()}
+
+
+def test_dd_table_wants_a_whist_deal(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "gonin_kan dealer=0 | x", "--table"])
+    assert "double-dummy tables are for whist" in capsys.readouterr().err
+
+
 def test_bad_deal_is_a_clear_error(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["solve", SUITS.replace("AKQJT98765432...", "AKQJT98765431..."),
