@@ -12,10 +12,11 @@ counts as nodes: the table compares the two searches' sizes on the same position
 declarer: `api.dd_tables`, against DDS's CalcDDtable).
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0), threads (0), tables (0); `--no-baseline` skips DDS. The defaults run in a
-minute or two on a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals, which take
-minutes each there. Solve times are heavy-tailed, so give the queue many more positions
-than lanes (on CPU about 16 a lane keeps every lane busy to the end).
+gonin_cards (5), seed (0), threads (0), tables (0); 0 deals / gonin_deals skip those rows;
+`--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
+`gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
+heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
+every lane busy to the end).
 """
 
 from __future__ import annotations
@@ -128,9 +129,10 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
                  seed: int, threads: int = 0, tables: int = 0, baseline: bool = True) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
-    result = {"whist": _timed(whist_positions(deals, cards, seed), lanes, threads),
-              "cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
-    if baseline:
+    result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
+    if deals:
+        result["whist"] = _timed(whist_positions(deals, cards, seed), lanes, threads)
+    if deals and baseline:
         dds = result["dds"] = _dds_timed(whist_positions(deals, cards, seed), cards, seed)
         same = dds.pop("values") == result["whist"]["values"]
         result["agree"] = dds.pop("agree_all_cores") and same
@@ -147,11 +149,13 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
 
 
 def format_bench(r: dict) -> str:
-    w = r["whist"]
     jax_name = f"JAX, {r['threads']} x {r['lanes']} lanes"
-    rows = [f"| whist ({r['cards']} cards a hand) | {jax_name} | "
-            f"{w['solves_per_s']:.2f} | {w['nodes_per_s']:,.0f} | "
-            f"{w['trick_nodes_per_solve']:,.0f} |"]
+    rows = []
+    if "whist" in r:
+        w = r["whist"]
+        rows.append(f"| whist ({r['cards']} cards a hand) | {jax_name} | "
+                    f"{w['solves_per_s']:.2f} | {w['nodes_per_s']:,.0f} | "
+                    f"{w['trick_nodes_per_solve']:,.0f} |")
     if "dds" in r:
         rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay), 1 thread | "
                     f"{r['dds']['solves_per_s']:.2f} | | "

@@ -32,18 +32,21 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   joker moves; a whist lead prefers the suits the opponents hold fewest cards of (as DDS);
 - a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
   and stored at trick boundaries: a bucket of `ways` entries is chosen by a 64-bit hash of
-  each hand's suit lengths, the point cards, the joker's holder and the leader (and the points
-  taken, for a goal search); it holds many rank sets of one such class (as DDS's per-class
-  lists), and each of its entries stores bounds on the side's *future* points (valid for
-  every target), the best move, and the ranks its result depended on (the rank of each
-  trick's winner that beat a card of its suit, the sure tricks' cards; with every rank
-  above them, and the point cards) with who held them. It answers for every position with
-  those lengths and those holders: others differ only in small cards that never won by
-  rank;
+  each hand's suit lengths, the point cards, the joker's holder, the leader and the problem's
+  group (and the points taken, for a goal search); it holds many rank sets of one such class
+  (as DDS's per-class lists), and each of its entries stores bounds on seat 0's side's
+  *future* points (valid for every target), the best move, and the ranks its result
+  depended on (the rank of each trick's winner that beat a card of its suit, the sure
+  tricks' cards; with every rank above them, and the point cards) with who held them. It
+  answers for every position with those lengths and those holders: others differ only in
+  small cards that never won by rank;
 - exact values: a binary search over the target T, on the same table, within a window of
   targets (all by default); a goal that is a threshold (value >= T) is the window [T-1, T];
 - a work queue: lanes that finish a problem take the next one (every `refill_every` steps),
-  so one slow position does not hold up the batch;
+  so one slow position does not hold up the batch; the problems of a group (`encode`'s
+  `groups`: one deal and trump, other leaders or sides) run one after another in one lane,
+  on its table, whose entries bound the future points of seat 0's side so that either side's
+  search can use them (DDS's table reuse across leaders);
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
   CPU a search keeps about one core busy: its node step is some 250 small XLA kernels).
 
