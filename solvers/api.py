@@ -38,15 +38,21 @@ def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
     return groups
 
 
+MIN_TT_BITS = 6  # the smallest table `solve` gives a lane: 64 entries
+
+
 def _searcher(positions: Sequence[Position], lanes: int, tt_bits: int | None,
               threads: int, groups: int | None = None) -> search.Searcher:
     share = -(-(groups or len(positions)) // threads)  # the problem groups of one thread
     lanes = min(lanes, 1 << max(share - 1, 0).bit_length())  # no idle lanes
     cards = max(len(h) for p in positions for h in p.hands)
-    if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more
-        tt_bits = min(16, 12 + max(0, cards - 9))
+    rules = positions[0].rules
+    if tt_bits is None:  # 2^12 entries a lane up to 9 cards a hand, twice as many a card more,
+        # as far as every lane's table fits in the memory they may take
+        entries = search.table_budget() // (threads * lanes * search.entry_bytes(rules))
+        tt_bits = max(MIN_TT_BITS, min(16, 12 + max(0, cards - 9), entries.bit_length() - 1))
     # wide buckets pay from 11 cards a hand (BENCHMARKS.md)
-    return search.searcher(positions[0].rules, lanes, tt_bits, 16 if cards > 10 else 4)
+    return search.searcher(rules, lanes, tt_bits, 16 if cards > 10 else 4)
 
 
 def _threads(threads: int | None, count: int) -> int:
@@ -118,10 +124,11 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     most lo if below (so `(v - 1, v + 1)` gives v exactly when the value is v).
     `lanes`: searches side by side; `tt_bits`: log2 of each lane's table entries (default:
     by the hand size, 2^12 up to 9 cards a hand and twice as many for each card more, up to
-    2^16, about 3 MB a lane, for whole bridge deals); `threads`: searches run side by side,
-    each with its own lanes, on a share of the positions (default: one per CPU core on a
-    CPU, else one). Positions of one deal and trump (other leaders or sides) are solved one
-    after another on one table, which they share (as DDS does across leaders)."""
+    2^16, about 3 MB a lane, for whole bridge deals; fewer where the tables of every lane of
+    every thread would take more than `search.table_budget()`); `threads`: searches run
+    side by side, each with its own lanes, on a share of the positions (default: one per CPU
+    core on a CPU, else one). Positions of one deal and trump (other leaders or sides) are
+    solved one after another on one table, which they share (as DDS does across leaders)."""
     positions = list(positions)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():

@@ -925,15 +925,16 @@ class Searcher:
         steps) is given up: result -1. Trick nodes are the nodes at a trick's start (what DDS
         counts as nodes)."""
         q, b, n = p["hands"].shape[0], self.lanes, self.n
-        # the queue: a lane takes the next problem of its group (on the same table), else
-        # the next group's first problem (`heads`, then q and above: none)
-        p = {"group": jnp.arange(q, dtype=jnp.int32), "next": jnp.full(q, -1, jnp.int32),
-             "heads": jnp.arange(q + 1, dtype=jnp.int32)} | p
-        heads = p["heads"]
+        # the groups (`_padded`; by default a problem each), and per group the range of its
+        # problems no lane has started: [front, back) (index q: a sink)
+        p = {"group": jnp.arange(q, dtype=jnp.int32), "gidx": jnp.arange(q, dtype=jnp.int32),
+             "start": jnp.arange(q + 1, dtype=jnp.int32),
+             "end": jnp.minimum(jnp.arange(q + 1, dtype=jnp.int32) + 1, q)} | p
         load = jax.vmap(self._load, in_axes=(None, 0))
         step = jax.vmap(self._step)
-        first = heads[jnp.minimum(jnp.arange(b), q)]
+        first = p["start"][jnp.minimum(jnp.arange(b), q)]
         first = jnp.where(first < count, first, q)
+        front = p["start"].at[jnp.where(first < q, jnp.arange(b), q)].add(1)
         lanes = load(p, jnp.minimum(first, q - 1))
         lanes["finished"] = lanes["finished"] | (first >= count)
         mv = jnp.zeros((b, self.depth), jnp.int8)
@@ -949,12 +950,12 @@ class Searcher:
         # a lane's table: one row of words an entry, read and written whole: the key (2
         # words); lo | hi << 8 | (best move + 1) << 16; the ranks its result depends on (4
         # suit words, two a word); their holders (n * 4 suit words, two a word)
-        tt = jnp.zeros((b, self.tt_size, 5 + 2 * n), jnp.uint32)
+        tt = jnp.zeros((b, self.tt_size, entry_bytes(self.rules) // 4), jnp.uint32)
         out = jnp.full(q + 1, -1, jnp.int32)  # slot q: a sink for idle lanes
         nodes = jnp.zeros((2, q + 1), jnp.int32)
 
         def chunk(carry):
-            lanes, stack, tt, out, nodes, nxt = carry
+            lanes, stack, tt, out, nodes, (front, back, nxt) = carry
 
             def one(_, c):
                 return step(*c)
@@ -966,11 +967,9 @@ class Searcher:
             where = jnp.where(fin & real, lanes["pid"], q)
             out = out.at[where].set(jnp.where(fin & real, lanes["result"], -1))
             nodes = nodes.at[:, where].set(jnp.stack([lanes["nodes"], lanes["trick_nodes"]]))
-            follow = p["next"][jnp.minimum(lanes["pid"], q - 1)]
-            cont = fin & real & (follow >= 0)
-            take = fin & ~cont
-            queued = heads[jnp.minimum(nxt + jnp.cumsum(take) - 1, q)]
-            new_pid = jnp.where(cont, follow, queued)
+            new_pid, front, back, nxt = self._next_problems(p, count, fin & real,
+                                                            fin & ~real, lanes["pid"],
+                                                            front, back, nxt)
             fresh = load(p, jnp.minimum(new_pid, q - 1))
             fresh["finished"] = new_pid >= count
             fresh["pid"] = jnp.where(new_pid >= count, q, new_pid)
@@ -980,33 +979,73 @@ class Searcher:
             stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
                 fin[:, None], p["trick"][jnp.minimum(new_pid, q - 1)], stack["mv"][:, :n - 1]))
             stack["killer"] = jnp.where(fin[:, None], jnp.int8(-1), stack["killer"])
-            return lanes, stack, tt, out, nodes, nxt + jnp.sum(take)
+            return lanes, stack, tt, out, nodes, (front, back, nxt)
 
         def busy(carry):
             return ~jnp.all(carry[0]["finished"])
 
         lanes["pid"] = first
-        carry = (lanes, stack, tt, out, nodes, jnp.int32(b))
+        carry = (lanes, stack, tt, out, nodes, (front, p["end"], jnp.int32(b)))
         carry = jax.lax.while_loop(busy, chunk, carry)
         return carry[3][:q], carry[4][0, :q], carry[4][1, :q]
 
     @staticmethod
+    def _next_problems(p: dict[str, Array], count: Array, done: Array, idle: Array,
+                       pid: Array, front: Array, back: Array,
+                       nxt: Array) -> tuple[Array, Array, Array, Array]:
+        """The work queue: the next problem of each lane that finished one (`done`) or had
+        none (`idle`), >= count for none; and the queue's new state. A lane takes, in this
+        order: the next unstarted problem of its group (on its own table); the first
+        problem of the next group not started (`nxt`); else, once every group has started,
+        the last unstarted problem of any group (work stealing: the group's own lane takes
+        its problems from the front, idle lanes from the back)."""
+        q, lanes = p["hands"].shape[0], jnp.arange(pid.shape[0])
+        g = jnp.where(done, p["gidx"][jnp.minimum(pid, q - 1)], q)
+        # 1. its own group's next, ranked among the lanes of that group asking at once
+        rank = jnp.sum(done[None, :] & (g[None, :] == g[:, None])
+                       & (lanes[None, :] < lanes[:, None]), axis=1)
+        own = front[g] + rank
+        by_own = done & (own < back[g]) & (own < count)
+        front = front.at[jnp.where(by_own, g, q)].add(1)
+        # 2. a new group
+        want = (done | idle) & ~by_own
+        new_g = jnp.minimum(nxt + jnp.cumsum(want) - 1, q)
+        head = p["start"][new_g]
+        by_new = want & (head < count)
+        front = front.at[jnp.where(by_new, new_g, q)].set(jnp.where(by_new, head + 1, front[q]))
+        # 3. steal: thief r takes the (r + 1)-th unstarted problem from the end
+        thief = want & ~by_new
+        i = jnp.arange(q)
+        gi = p["gidx"]
+        unstarted = (i >= front[gi]) & (i < back[gi]) & (i < count)
+        suffix = jnp.cumsum(unstarted[::-1])[::-1]  # unstarted problems at or after i
+        r = jnp.cumsum(thief) - 1
+        stolen = jnp.searchsorted(-suffix, -(r + 1), side="right") - 1
+        by_theft = thief & (r < suffix[0])
+        stolen = jnp.where(by_theft, stolen, q)
+        back = back.at[jnp.where(by_theft, gi[jnp.minimum(stolen, q - 1)], q)].min(stolen)
+        new_pid = jnp.where(by_own, own, jnp.where(by_new, head, jnp.where(by_theft, stolen,
+                                                                            count)))
+        return new_pid, front, back, nxt + jnp.sum(want)
+
+    @staticmethod
     def _padded(problems: Problems) -> dict[str, np.ndarray]:
         """The problem arrays (for the device) padded to a power of two, at least 256 (one
-        compile per size class), and the queue (`solve_all`): each problem's next of its
-        group (-1: none; a group's problems must come one after another), the groups' first
-        problems."""
+        compile per size class), and the groups for the queue (`solve_all`; a group's
+        problems must come one after another): each problem's group index (`gidx`), each
+        group's first problem and one past its last (`start`, `end`; then the size: none)."""
         q = len(problems)
         size = max(256, 1 << max(q - 1, 0).bit_length())
         out = {f.name: np.concatenate([a := getattr(problems, f.name),
                                        np.repeat(a[:1], size - q, axis=0)])
                for f in dataclasses.fields(problems) if f.name != "move_of"}
-        same = problems.group[1:] == problems.group[:-1]
-        out["next"] = np.full(size, -1, np.int32)
-        out["next"][np.flatnonzero(same)] = np.flatnonzero(same) + 1
-        starts = np.flatnonzero(np.concatenate([[True], ~same]))[:q]
-        out["heads"] = np.full(size + 1, size, np.int32)
-        out["heads"][:len(starts)] = starts
+        first = np.concatenate([[True], problems.group[1:] != problems.group[:-1]])[:q]
+        starts = np.flatnonzero(first)
+        out["gidx"] = np.full(size, size, np.int32)
+        out["gidx"][:q] = np.cumsum(first) - 1
+        out["start"], out["end"] = np.full((2, size + 1), size, np.int32)
+        out["start"][:len(starts)] = starts
+        out["end"][:len(starts)] = np.concatenate([starts[1:], [q]])
         return out
 
     def _executable(self, padded: dict[str, np.ndarray]) -> jax.stages.Compiled:
@@ -1084,6 +1123,21 @@ def _shares(group: np.ndarray, threads: int) -> list[np.ndarray]:
     which = np.cumsum(starts) - 1  # each problem's group, counted in order
     parts = max(1, min(threads, int(which[-1]) + 1))
     return [order[which % parts == k] for k in range(parts)]
+
+
+def entry_bytes(rules: Rules) -> int:
+    """The bytes of one table entry (`Searcher.solve_all`'s row)."""
+    return 4 * (5 + 2 * rules.n)
+
+
+def table_budget() -> int:
+    """The bytes every lane's table may take together, by default (`api.solve` sizes tables
+    by it): `KANJAX_SOLVER_TABLE_MB` if set, else a quarter of the device's memory where JAX
+    reports it (GPU, TPU), else 4 GiB."""
+    if os.environ.get("KANJAX_SOLVER_TABLE_MB"):
+        return int(float(os.environ["KANJAX_SOLVER_TABLE_MB"]) * 2**20)
+    stats = jax.devices()[0].memory_stats() or {}
+    return stats["bytes_limit"] // 4 if "bytes_limit" in stats else 4 * 2**30
 
 
 def default_threads() -> int:

@@ -185,6 +185,37 @@ def test_a_group_takes_only_what_can_share(solved):
     assert search.encode(two, groups=["a", None]).group.tolist() == [0, 1]
 
 
+def test_the_queue_keeps_groups_in_their_lanes_then_steals():
+    """Problems 0-2 (group 0), 3-4 (group 1), 5 (group 2) on three lanes, which start them
+    at 0, 3 and 5. The lane of problem 5 finds no group left and takes the last problem
+    not started (4, from the back of group 1); then the lane of 3 takes 2 (from the back of
+    group 0); then the lane of 0 takes 1 (the front of its own group); then none is left."""
+    deal = random_deal(WHIST, random.Random(0))
+    problems = search.encode([dataclasses.replace(deal, leader=k % 4) for k in range(6)],
+                             groups=[0, 0, 0, 1, 1, 2])
+    p = {k: jnp.asarray(v) for k, v in search.Searcher._padded(problems).items()}
+    count, front, back, nxt = jnp.int32(6), jnp.asarray(p["start"]).at[:3].add(1), p["end"], 3
+    pids = jnp.array([0, 3, 5])
+    for lane, want in ((2, 4), (1, 2), (0, 1), (2, 6)):
+        done = jnp.arange(3) == lane
+        new, front, back, nxt = search.Searcher._next_problems(
+            p, count, done, jnp.zeros(3, bool), pids, front, back, nxt)
+        assert int(new[lane]) == want
+        pids = pids.at[lane].set(new[lane])
+
+
+def test_tables_fit_the_memory_budget(monkeypatch):
+    """`solve` gives each lane 2^16 entries for whole deals unless every lane's table would
+    take more than `table_budget()` (`KANJAX_SOLVER_TABLE_MB`; on a CPU, 4 GiB): then fewer."""
+    deal = random_deal(WHIST, random.Random(0))
+    assert search.table_budget() == 4 * 2**30  # the tests run on the CPU
+    assert api._searcher([deal] * 256, 256, None, 2).tt_size == 2**16
+    monkeypatch.setenv("KANJAX_SOLVER_TABLE_MB", "64")
+    s = api._searcher([deal] * 4096, 4096, None, 1)
+    assert s.lanes == 4096 and s.tt_size == 256  # 2^8 x 4096 x 52 bytes <= 64 MiB < 2^9 x ...
+    assert api._searcher([deal], 1, 10, 1).tt_size == 2**10  # asked for: as asked
+
+
 def test_trick_nodes_are_counted(solved):
     _, solutions = solved
     assert all(0 <= s.trick_nodes <= s.nodes for s in solutions)
