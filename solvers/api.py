@@ -201,8 +201,9 @@ def dd_tables(deals: Sequence[Position], *, lanes: int = 256, tt_bits: int | Non
     out = []
     for deal in deals:
         left = deal.rules.n_tricks - deal.tricks_done
-        table = {strain: {SEATS[(leader - 1) % 4]: left - next(values) for leader in range(4)}
-                 for strain in DD_STRAINS}
-        out.append({strain: {seat: table[strain][seat] for seat in SEATS}
-                    for strain in DD_STRAINS})
+        table = {}
+        for strain in DD_STRAINS:
+            by_leader = [next(values) for _ in range(4)]  # N E S W: tricks of the leader's side
+            table[strain] = {seat: left - by_leader[(k + 1) % 4] for k, seat in enumerate(SEATS)}
+        out.append(table)
     return out

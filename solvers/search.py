@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 import threading
 from collections.abc import Hashable
@@ -196,14 +197,16 @@ def _group_ids(positions: list[Position], goals, root_moves,
     its own), checked: a group's problems may share table entries."""
     ids: dict[Hashable, int] = {}
     first: dict[int, int] = {}  # group id -> its first problem
+    fresh = itertools.count()
     out = np.zeros(len(positions), np.int32)
     for i, pos in enumerate(positions):
         label = groups[i] if groups else None
         if label is None:
-            out[i] = len(ids)
-            ids[("own", i, object())] = out[i]
+            out[i] = next(fresh)
             continue
-        out[i] = ids.setdefault(label, len(ids))
+        if label not in ids:
+            ids[label] = next(fresh)
+        out[i] = ids[label]
         if (goals and goals[i] is not None) or pos.root_moves is not None or (
                 root_moves and root_moves[i] is not None):
             raise ValueError(f"problem {i}: only value problems with no root limit can "
@@ -1135,7 +1138,12 @@ def table_budget() -> int:
     by it): `KANJAX_SOLVER_TABLE_MB` if set, else a quarter of the device's memory where JAX
     reports it (GPU, TPU), else 4 GiB."""
     if os.environ.get("KANJAX_SOLVER_TABLE_MB"):
-        return int(float(os.environ["KANJAX_SOLVER_TABLE_MB"]) * 2**20)
+        text = os.environ["KANJAX_SOLVER_TABLE_MB"]
+        try:
+            return int(float(text) * 2**20)
+        except ValueError:
+            raise ValueError(f"KANJAX_SOLVER_TABLE_MB={text!r}: want a number of megabytes") \
+                from None
     stats = jax.devices()[0].memory_stats() or {}
     return stats["bytes_limit"] // 4 if "bytes_limit" in stats else 4 * 2**30
 

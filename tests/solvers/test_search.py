@@ -214,6 +214,9 @@ def test_tables_fit_the_memory_budget(monkeypatch):
     s = api._searcher([deal] * 4096, 4096, None, 1)
     assert s.lanes == 4096 and s.tt_size == 256  # 2^8 x 4096 x 52 bytes <= 64 MiB < 2^9 x ...
     assert api._searcher([deal], 1, 10, 1).tt_size == 2**10  # asked for: as asked
+    monkeypatch.setenv("KANJAX_SOLVER_TABLE_MB", "lots")
+    with pytest.raises(ValueError, match="KANJAX_SOLVER_TABLE_MB='lots': want a number"):
+        search.table_budget()
 
 
 def test_trick_nodes_are_counted(solved):
