@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kanjax.pbn import SEATS
 from solvers import search
+from solvers.convert import WHIST_TRUMPS
 from solvers.position import Position, Rules
 
 
@@ -169,23 +171,19 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
     return out
 
 
-DD_STRAINS = ("NT", "S", "H", "D", "C")  # DDS's table order is S H D C NT; bridge's, NT first
-SEATS = "NESW"
-
-
 def table_positions(deals: Sequence[Position]) -> list[Position]:
     """The 20 positions of each deal's double-dummy table (`dd_tables`): every strain (in
-    `DD_STRAINS` order), every leader (N E S W), the leader's side."""
+    `convert.WHIST_TRUMPS` order), every leader (N E S W), the leader's side."""
     out = []
     for i, deal in enumerate(deals):
         if deal.rules.game != "whist" or deal.trick:
             raise ValueError(f"deal {i}: a double-dummy table wants a whist deal at a "
                              f"trick's start, not a {deal.rules.game} position with trick "
                              f"{deal.trick}")
-        out += [Position(deal.rules, deal.hands, DD_STRAINS.index(strain) - 1, leader,
+        out += [Position(deal.rules, deal.hands, trump, leader,
                          tuple((s - leader) % 2 == 0 for s in range(4)),
                          tricks_done=deal.tricks_done)
-                for strain in DD_STRAINS for leader in range(4)]
+                for trump in range(-1, 4) for leader in range(4)]
     return out
 
 
@@ -202,7 +200,7 @@ def dd_tables(deals: Sequence[Position], *, lanes: int = 256, tt_bits: int | Non
     for deal in deals:
         left = deal.rules.n_tricks - deal.tricks_done
         table = {}
-        for strain in DD_STRAINS:
+        for strain in WHIST_TRUMPS:
             by_leader = [next(values) for _ in range(4)]  # N E S W: tricks of the leader's side
             table[strain] = {seat: left - by_leader[(k + 1) % 4] for k, seat in enumerate(SEATS)}
         out.append(table)

@@ -16,9 +16,9 @@ import argparse
 import json
 
 from kanjax.cli import set_flags
+from kanjax.pbn import SEATS
 from solvers import api, convert, kan_questions
-
-SEAT_NAMES = "NESW"
+from solvers.convert import WHIST_TRUMPS
 
 
 def _move_token(pos, move: int) -> str:
@@ -47,7 +47,7 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
     sols = api.solve([p for p, _ in found], all_moves=all_moves, threads=threads)
     best = max(range(len(sols)), key=lambda i: sols[i].value)
     (pos, players), sol = found[best], sols[best]
-    seat = (lambda s: SEAT_NAMES[s]) if game == "whist" else (lambda s: players[s])
+    seat = (lambda s: SEATS[s]) if game == "whist" else (lambda s: players[s])
     out = {"game": game, "value": sol.value,
            "side": [seat(s) for s in range(pos.rules.n) if pos.side[s]],
            "to_move": seat(pos.to_move), "trump": pos.trump, "nodes": sol.nodes,
@@ -72,11 +72,11 @@ def _whist_deal(text: str, game: str | None, **flags):
     return convert.from_deal(text, "whist", **flags)[0]
 
 
-def table_rows(table: dict[str, dict[str, int]]) -> list[str]:
+def _table_rows(table: dict[str, dict[str, int]]) -> list[str]:
     """A double-dummy table as text: a row a strain, a column a declarer."""
-    return ["      " + "".join(f"{seat:>4}" for seat in api.SEATS)] + [
-        f"{strain:>4}  " + "".join(f"{table[strain][seat]:>4}" for seat in api.SEATS)
-        for strain in api.DD_STRAINS]
+    return ["      " + "".join(f"{seat:>4}" for seat in SEATS)] + [
+        f"{strain:>4}  " + "".join(f"{table[strain][seat]:>4}" for seat in SEATS)
+        for strain in WHIST_TRUMPS]
 
 
 def _read_batch(path: str) -> list[str]:
@@ -104,7 +104,7 @@ def _solve_batch(args, flags: dict) -> None:
     if args.table:  # a column per strain and declarer: NT_N, NT_E, ..., C_W
         tables = api.dd_tables(positions, threads=args.threads)
         cols = {"deal": deals} | {f"{strain}_{seat}": [t[strain][seat] for t in tables]
-                                  for strain in api.DD_STRAINS for seat in api.SEATS}
+                                  for strain in WHIST_TRUMPS for seat in SEATS}
         _write(cols, args)
         return
     sols = api.solve(positions, all_moves=args.all_moves, threads=args.threads)
@@ -139,7 +139,7 @@ def _solve(args) -> None:
         [table] = api.dd_tables([_whist_deal(args.deal, args.game, **flags)],
                                 threads=args.threads)
         print(json.dumps({"game": "whist", "table": table}) if args.json
-              else "\n".join(table_rows(table)))
+              else "\n".join(_table_rows(table)))
         return
     out = solve_deal(args.deal, args.game, trump=args.trump, leader=args.leader,
                      all_moves=args.all_moves, contracts=args.contracts,

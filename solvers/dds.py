@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kanjax.pbn import SEATS
+from solvers.convert import WHIST_TRUMPS
 from solvers.position import NO_TRUMP, WHIST, Position
 
 SIDES = ("leader", "other", "NS", "EW")  # random_whist_position's `side`
@@ -138,8 +140,8 @@ def dds_table(deal: Position) -> dict[str, dict[str, int]]:
 
     table = calc_dd_table(_deal(deal))
     return {strain: {seat: table[types.Denom(k), types.Player(p)]
-                     for p, seat in enumerate("NESW")}
-            for strain, k in (("NT", 4), ("S", 0), ("H", 1), ("D", 2), ("C", 3))}
+                     for p, seat in enumerate(SEATS)}
+            for strain, k in zip(WHIST_TRUMPS, (4, 0, 1, 2, 3), strict=True)}
 
 
 def random_whist_position(rng: np.random.Generator, trump: int, leader: int,

@@ -22,7 +22,7 @@ pytest.importorskip("endplay")
 
 from solvers import api, bench, search  # noqa: E402
 from solvers import reference as ref  # noqa: E402
-from solvers.convert import from_pbn  # noqa: E402
+from solvers.convert import WHIST_TRUMPS, from_pbn  # noqa: E402
 from solvers.dds import (  # noqa: E402
     dds_move_values,
     dds_table,
@@ -99,7 +99,7 @@ def test_dd_tables_of_endings_equal_dds():
         for strain, row in table.items():
             for k, seat in enumerate("NESW"):
                 leader = (k + 1) % 4
-                pos = dataclasses.replace(deal, trump=api.DD_STRAINS.index(strain) - 1,
+                pos = dataclasses.replace(deal, trump=WHIST_TRUMPS.index(strain) - 1,
                                           leader=leader, side=tuple(
                                               (s - leader) % 2 == 0 for s in range(4)))
                 assert row[seat] == 7 - dds_value(pos), (deal, strain, seat)
