@@ -2,7 +2,10 @@
 
 Each lane of the batch runs a depth-first boolean search: "can the side reach its goal?"
 (`solvers.position`: a goal is `(side_min, other_max)`; `value >= T` is `(T, total - T)`).
-The search is an explicit machine inside `lax.while_loop`, one node step per iteration:
+The search is an explicit machine inside `lax.while_loop`. A step enters a node, and when
+the node is decided on entry gives its result to the parent and moves on from there (the
+parent's next move, or its own result); so a search takes about one step a node plus one a
+node decided by its children:
 
 - the position is bitboards: one 13-bit word per seat and suit, in *relative ranks* (bit i of
   a suit = its i-th lowest card still live: held, or in the current trick), plus a word per
@@ -48,7 +51,7 @@ The search is an explicit machine inside `lax.while_loop`, one node step per ite
   on its table, whose entries bound the future points of seat 0's side so that either side's
   search can use them (DDS's table reuse across leaders);
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
-  CPU a search keeps about one core busy: its node step is some 250 small XLA kernels).
+  CPU a search keeps about one core busy: its step is some 250 small XLA kernels).
 
 The rules kernel (legal moves, trick winner, points) is the environments': `kanjax.trick`,
 `kanjax.envs.kan.gonin_joker_moves`, `kanjax.envs.yonin.yonin_joker_ok` /
@@ -77,7 +80,7 @@ from solvers.position import JK, LEAD_JK, Position, Rules
 
 JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + relative rank
 CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
-ENTER, RESUME = 0, 1
+ENTER, DECIDED = 0, 1  # a lane's mode at the start of a step (`Searcher._step`)
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
 FULL_WINDOW = (0, 127)  # a value problem's default window: every target
 SUITS = np.arange(4)
@@ -286,7 +289,7 @@ class Searcher:
 
     `lanes`: searches run side by side; `tt_bits`: log2 of each lane's table entries;
     `ways`: entries a bucket (a power of two: more keep more rank sets of one class of suit
-    lengths, for deep searches, at a dearer probe); `refill_every`: node steps between queue
+    lengths, for deep searches, at a dearer probe); `refill_every`: steps between queue
     refills. Use `run(problems)`."""
 
     def __init__(self, rules: Rules, lanes: int = 256, tt_bits: int = 12, ways: int = 4,
@@ -656,6 +659,7 @@ class Searcher:
             is_goal=is_goal, target=jnp.where(threshold, goal[0], -1), root=nplayed,
             d=nplayed, mode=jnp.int32(ENTER),
             child=jnp.bool_(False), bound=jnp.int32(0), rel=jnp.zeros(4, jnp.uint32),
+            cut=jnp.int32(-1),
             lo=lo, hi=hi, total=total,
             side_min=jnp.where(is_goal, goal[0], t),
             other_max=jnp.where(is_goal, goal[1], total - t),
@@ -666,15 +670,20 @@ class Searcher:
 
     def _step(self, x: dict[str, Array], stack: dict[str, Array],
               tt: Array) -> tuple[dict, dict, Array]:
-        """One node step of one lane (see the module docstring)."""
+        """One step of one lane (see the module docstring): phase A at the node at depth d,
+        just entered (`ENTER`: goal tests, table probe, sure tricks) or decided by its
+        children (`DECIDED`: its bounds stored); if it is decided, back to its parent. Then
+        phase B at the node it is at now: take the child's result in, and unless that
+        decides the node, try its next move (push). So a step enters a node and, when the
+        node is decided on entry (most are), already moves on from its parent."""
         n, rules = self.n, self.rules
         d, mode = x["d"], x["mode"]
+        entering = mode == ENTER
         leading = x["nplayed"] == 0
         to_move = (x["leader"] + x["nplayed"]) % n
-        is_or = x["side"][to_move]
         H, P = x["H"], x["P"]
         h = H[to_move]
-        # -- entering a node: goal tests, table probe, moves
+        # == phase A. Entering: goal tests, table probe, moves
         reached = (x["sp"] >= x["side_min"]) & (x["op"] <= x["other_max"])
         left = x["total"] - x["sp"] - x["op"]
         failed = (x["op"] > x["other_max"]) | (x["sp"] + left < x["side_min"])
@@ -745,39 +754,21 @@ class Searcher:
             trivial, jnp.where(reached, 0, left), jnp.where(
                 by_table, jnp.where(t_yes, t_lo, jnp.minimum(left, t_hi)),
                 jnp.where(q_yes, sure, lost)))
+        enter_bound = jnp.where(x["is_goal"], x["sp"] + jnp.where(enter_yes, need, need - 1),
+                                enter_bound)
         # the ranks the result depends on
         entry = jnp.where(t_yes, jnp.argmax(e_lo), jnp.argmin(e_hi))  # the one that decides
         enter_rel = jnp.where(trivial, jnp.uint32(0), jnp.where(by_table, e_rel[entry], q_rel))
         moves = jnp.where(at_root, legal & x["root_mask"], self._equivalent(legal, h, P))
-        # -- resuming a node after a child's result
-        # the ranks the result depends on: a cut-off child's, or those of every child tried
-        # (`racc`, per depth)
-        racc = jnp.where(mode == ENTER, jnp.uint32(0), stack["racc"][d].astype(jnp.uint32)
-                         | x["rel"])
-        cand = jnp.where(mode == ENTER, moves, stack["cand"][d].astype(jnp.uint32))
-        # once a card below every rank that mattered so far (in its suit) has been tried,
-        # the other such cards of the suit are the same move (as in DDS's move generator)
-        tried = jnp.where(mode == ENTER, jnp.uint32(0), stack["tried"][d].astype(jnp.uint32))
-        relevant = racc | P
-        below = jnp.where(relevant == 0, jnp.uint32(0xFFFF),  # the ranks under the lowest
-                          (relevant & (~relevant + jnp.uint32(1))) - jnp.uint32(1))
-        cand = cand.at[:4].set(jnp.where((tried & below) != 0, cand[:4] & ~below, cand[:4]))
-        child = x["child"]
-        resume_cut = child == is_or
-        decided = jnp.where(mode == ENTER, enter_yes | enter_no,
-                            resume_cut | ~jnp.any(cand != 0))
-        result = jnp.where(mode == ENTER, enter_yes, jnp.where(resume_cut, child, ~is_or))
-        # the bound: an OR node that fails has the max of its children's upper bounds, an AND
-        # node that succeeds the min of their lower bounds (`acc`, per depth)
-        acc = jnp.where(mode == ENTER, jnp.where(is_or, -128, 127), stack["acc"][d])
-        acc = jnp.where(mode == ENTER, acc, jnp.where(is_or, jnp.maximum(acc, x["bound"]),
-                                                      jnp.minimum(acc, x["bound"])))
-        bound = jnp.where(mode == ENTER, enter_bound, jnp.where(resume_cut, x["bound"], acc))
-        bound = jnp.where(x["is_goal"], x["sp"] + jnp.where(result, need, need - 1), bound)
-        rel = jnp.where(mode == ENTER, enter_rel, jnp.where(resume_cut, x["rel"], racc))
-        # -- decided: store bounds (searched trick-boundary nodes) for every position that
-        # agrees on the suit lengths and on who holds the ranks `rel` and the point cards
-        store = decided & (mode == RESUME) & leading
+        # this node's result: decided on entry, or by its children (phase B of a step before)
+        decided = ~entering | enter_yes | enter_no
+        result = jnp.where(entering, enter_yes, x["child"])
+        bound = jnp.where(entering, enter_bound, x["bound"])
+        rel = jnp.where(entering, enter_rel, x["rel"])
+        # -- decided by its children: store bounds (searched trick-boundary nodes) for every
+        # position that agrees on the suit lengths and on who holds the ranks `rel` and the
+        # point cards
+        store = ~entering & leading
         rel_s = _closure(rel) | P
         pat = H & rel_s
         exact = same & jnp.all(e_rel == rel_s, axis=1) & jnp.all(e_pat == pat, axis=(1, 2))
@@ -790,14 +781,14 @@ class Searcher:
         future = jnp.clip(bound - x["sp"], 0, 127)
         new_lo = jnp.where(result, jnp.maximum(old_lo, future), old_lo)
         new_hi = jnp.where(result, old_hi, jnp.minimum(old_hi, future))
-        bm = jnp.where(resume_cut, stack["mv"][d].astype(jnp.int32),
-                       jnp.where(exact[way], e_bm[way], -1))
+        bm = jnp.where(x["cut"] >= 0, x["cut"], jnp.where(exact[way], e_bm[way], -1))
         new_lo, new_hi = (jnp.clip(jnp.where(flip, left - new_hi, new_lo), 0, 127),
                           jnp.clip(jnp.where(flip, left - new_lo, new_hi), 0, 127))
         row = jnp.concatenate([jnp.stack([key0, key1, (new_lo | new_hi << 8 | (bm + 1) << 16)
                                           .astype(jnp.uint32)]),
                                _pairs(rel_s), _pairs(pat.reshape(-1))])
         tt = tt.at[slot].set(jnp.where(store, row, rows[way]))
+        # -- decided: back to the parent
         pd = jnp.maximum(d - 1, 0)
         snap = stack["snap"][pd].astype(jnp.int32)
         popped = {k: snap[i] for i, k in enumerate(SNAP)}
@@ -818,88 +809,130 @@ class Searcher:
         across = _closure(self._unsqueeze(rel, last) | self._by_rank(
             last, (x["leader"] - popped["leader"]) % n,
             frame_H[x["leader"]].astype(jnp.uint32)))
-        pop_rel = jnp.where(closed, across, rel)
+        pop = decided & ~at_root
+        y = dict(x)
+        for k in SNAP:
+            y[k] = jnp.where(pop, popped[k], x[k])
+        y.update(H=jnp.where(pop, pop_H, H), P=jnp.where(pop, pop_P, P),
+                 jk=jnp.where(pop, pop_jk, x["jk"]), d=jnp.where(pop, d - 1, d),
+                 child=result, bound=bound, rel=jnp.where(closed & pop, across, rel),
+                 nodes=x["nodes"] + (entering & ~x["finished"]),
+                 trick_nodes=x["trick_nodes"] + (entering & leading & ~x["finished"]))
+        y = self._driver(y, decided & at_root, result, bound)
+        # == phase B, at the node now at depth e: the child's result in (if it came back),
+        # else the node's first move
+        e, resumed = y["d"], pop
+        leading = y["nplayed"] == 0
+        to_move = (y["leader"] + y["nplayed"]) % n
+        is_or = y["side"][to_move]
+        H, P = y["H"], y["P"]
+        # the ranks the result depends on: a cut-off child's, or those of every child tried
+        # (`racc`, per depth)
+        racc = jnp.where(resumed, stack["racc"][e].astype(jnp.uint32) | y["rel"],
+                         jnp.uint32(0))
+        cand = jnp.where(resumed, stack["cand"][e].astype(jnp.uint32), moves)
+        # once a card below every rank that mattered so far (in its suit) has been tried,
+        # the other such cards of the suit are the same move (as in DDS's move generator)
+        tried = jnp.where(resumed, stack["tried"][e].astype(jnp.uint32), jnp.uint32(0))
+        relevant = racc | P
+        below = jnp.where(relevant == 0, jnp.uint32(0xFFFF),  # the ranks under the lowest
+                          (relevant & (~relevant + jnp.uint32(1))) - jnp.uint32(1))
+        cand = cand.at[:4].set(jnp.where((tried & below) != 0, cand[:4] & ~below, cand[:4]))
+        child = y["child"]
+        cut = resumed & (child == is_or)
+        done_b = resumed & (cut | ~jnp.any(cand != 0))
+        result = jnp.where(cut, child, ~is_or)
+        # the bound: an OR node that fails has the max of its children's upper bounds, an AND
+        # node that succeeds the min of their lower bounds (`acc`, per depth)
+        acc = jnp.where(is_or, -128, 127)
+        acc = jnp.where(resumed, jnp.where(is_or, jnp.maximum(stack["acc"][e], y["bound"]),
+                                           jnp.minimum(stack["acc"][e], y["bound"])), acc)
+        need = jnp.where(y["is_goal"], 1, y["side_min"] - y["sp"])
+        bound = jnp.where(y["is_goal"], y["sp"] + jnp.where(result, need, need - 1),
+                          jnp.where(cut, y["bound"], acc))
+        rel = jnp.where(cut, y["rel"], racc)
         # -- not decided: try the best remaining move, then push
-        partner_wins = (x["side"][x["best_p"]] == is_or) & ~leading
-        mates = x["side"] == is_or
-        move = self._choose(cand, leading, x["led"], x["trump"], x["done"], x["best_s"],
+        partner_wins = (y["side"][y["best_p"]] == is_or) & ~leading
+        mates = y["side"] == is_or
+        move = self._choose(cand, leading, y["led"], y["trump"], y["done"], y["best_s"],
                             partner_wins, P, _words_of(H, mates & (jnp.arange(n) != to_move)),
                             _words_of(H, ~mates),
-                            (*self._whist_leads(H, to_move, x["trump"]),
-                             *self._whist_follow(H, to_move, x["nplayed"], x["best_s"],
-                                                 x["best_p"], x["led"], x["trump"], x["side"],
+                            (*self._whist_leads(H, to_move, y["trump"]),
+                             *self._whist_follow(H, to_move, y["nplayed"], y["best_s"],
+                                                 y["best_p"], y["led"], y["trump"], y["side"],
                                                  cand)) if self.quick else None)
+        # first the table's best move (on entry; tried first, it is not a candidate later)
         hint = e_bm[jnp.argmax(match & (e_bm >= 0))]
         hint_word, hint_bit = _slot(jnp.maximum(hint, 0))
-        use_hint = hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
+        use_hint = ~resumed & hit & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)
         # killer move: the last move that cut off a search at this depth, if it is a candidate
-        killer = stack["killer"][d].astype(jnp.int32)
+        killer = stack["killer"][e].astype(jnp.int32)
         k_word, k_bit = _slot(jnp.maximum(killer, 0))
         use_killer = leading & (killer >= 0) & (((cand[k_word] >> k_bit) & 1) != 0)
         move = jnp.where(use_hint, hint, jnp.where(use_killer, killer, move))
         word, bit = _slot(move)
         card = word < 4
         suit = jnp.where(card, move >> 4, jnp.where(move >= LEAD_CODE, move - LEAD_CODE, 4))
-        led = jnp.where(leading, suit, x["led"])
-        s = self._strength(move, led, x["trump"], x["done"])
-        better = leading | (s > x["best_s"])
-        best_s = jnp.where(better, s, x["best_s"])
-        best_p = jnp.where(better, to_move, x["best_p"])
-        tpts = jnp.where(leading, 0, x["tpts"]) + jnp.where(
+        led = jnp.where(leading, suit, y["led"])
+        s = self._strength(move, led, y["trump"], y["done"])
+        better = leading | (s > y["best_s"])
+        best_s = jnp.where(better, s, y["best_s"])
+        best_p = jnp.where(better, to_move, y["best_p"])
+        tpts = jnp.where(leading, 0, y["tpts"]) + jnp.where(
             card, (P[word & 3] >> bit) & 1, 0).astype(jnp.int32)
-        complete = x["nplayed"] == n - 1
-        won = x["side"][best_p]
+        complete = y["nplayed"] == n - 1
+        won = y["side"][best_p]
         gain = tpts + rules.trick_value
         push = dict(
-            leader=jnp.where(complete, best_p, x["leader"]), led=led,
-            nplayed=jnp.where(complete, 0, x["nplayed"] + 1), best_s=best_s, best_p=best_p,
-            tpts=tpts, sp=x["sp"] + jnp.where(complete & won, gain, 0),
-            op=x["op"] + jnp.where(complete & ~won, gain, 0),
-            done=x["done"] + complete)
+            leader=jnp.where(complete, best_p, y["leader"]), led=led,
+            nplayed=jnp.where(complete, 0, y["nplayed"] + 1), best_s=best_s, best_p=best_p,
+            tpts=tpts, sp=y["sp"] + jnp.where(complete & won, gain, 0),
+            op=y["op"] + jnp.where(complete & ~won, gain, 0),
+            done=y["done"] + complete)
         played_H = H.at[to_move, word & 3].set(H[to_move, word & 3]
                                                & ~jnp.where(card, 1 << bit, 0))
         codes = jnp.concatenate([jax.lax.dynamic_slice(
-            stack["mv"], (jnp.maximum(d - (n - 1), 0),), (n - 1,)).astype(jnp.int32),
+            stack["mv"], (jnp.maximum(e - (n - 1), 0),), (n - 1,)).astype(jnp.int32),
             move[None]])
         squeezed = self._squeeze(jnp.concatenate([played_H, P[None]]), codes)
-        go_on = ~decided
-        # Rows at depth d (and the frame of trick `done`) are dead unless we go on, so they are
-        # written unconditionally. `never` (d < 0 is) ties each write to this step's reads of
+        go_on = (resumed | entering & ~decided) & ~done_b
+        # Rows at depth e (and the frame of trick `done`) are dead unless we go on, so they are
+        # written unconditionally. `never` (e < 0 is) ties each write to this step's reads of
         # the same array, so XLA updates it in place instead of copying it every step.
-        never = d < 0
+        never = e < 0
+        cut_move = stack["mv"][e].astype(jnp.int32)
         stack = dict(
-            cand=stack["cand"].at[d].set(
+            cand=stack["cand"].at[e].set(
                 cand.at[word].set(cand[word] & ~(jnp.uint32(1) << bit)).astype(jnp.uint16)),
-            mv=stack["mv"].at[d].set(jnp.where(never, undo + codes[0], move).astype(jnp.int8)),
-            snap=stack["snap"].at[d].set(jnp.where(never, snap, jnp.stack(
-                [x[k] for k in SNAP])).astype(jnp.int8)),
-            acc=stack["acc"].at[d].set(acc.astype(jnp.int8)),
-            racc=stack["racc"].at[d].set(racc.astype(jnp.uint16)),
-            tried=stack["tried"].at[d].set(jnp.where(
+            mv=stack["mv"].at[e].set(jnp.where(never, undo + codes[0], move).astype(jnp.int8)),
+            snap=stack["snap"].at[e].set(jnp.where(never, snap, jnp.stack(
+                [y[k] for k in SNAP])).astype(jnp.int8)),
+            acc=stack["acc"].at[e].set(acc.astype(jnp.int8)),
+            racc=stack["racc"].at[e].set(racc.astype(jnp.uint16)),
+            tried=stack["tried"].at[e].set(jnp.where(
                 (SUITS == (word & 3)) & card, tried | (jnp.uint32(1) << bit), tried).astype(
                     jnp.uint16)),
-            killer=stack["killer"].at[d].set(jnp.where(
-                (mode == RESUME) & resume_cut, stack["mv"][d], stack["killer"][d])),
-            fH=stack["fH"].at[x["done"]].set(jnp.where(never, frame_H, played_H).astype(
+            killer=stack["killer"].at[e].set(jnp.where(
+                cut, cut_move, stack["killer"][e]).astype(jnp.int8)),
+            fH=stack["fH"].at[y["done"]].set(jnp.where(never, frame_H, played_H).astype(
                 jnp.uint16)),
-            fP=stack["fP"].at[x["done"]].set(jnp.where(never, frame_P, P).astype(jnp.uint16)),
+            fP=stack["fP"].at[y["done"]].set(jnp.where(never, frame_P, P).astype(jnp.uint16)),
         )
-        pop = decided & ~at_root
-        new = dict(x)
+        new = dict(y)
         for k in SNAP:
-            new[k] = jnp.where(go_on, push[k], jnp.where(pop, popped[k], x[k]))
+            new[k] = jnp.where(go_on, push[k], y[k])
         new.update(
-            H=jnp.where(go_on, jnp.where(complete, squeezed[:n], played_H),
-                        jnp.where(pop, pop_H, H)),
-            P=jnp.where(go_on & complete, squeezed[n], jnp.where(pop, pop_P, P)),
-            jk=jnp.where(go_on & ~card, -1, jnp.where(pop, pop_jk, x["jk"])),
-            d=jnp.where(go_on, d + 1, jnp.where(pop, d - 1, d)),
-            mode=jnp.where(go_on, ENTER, RESUME), child=result, bound=bound,
-            rel=jnp.where(pop, pop_rel, rel),
-            nodes=x["nodes"] + ((mode == ENTER) & ~x["finished"]),
-            trick_nodes=x["trick_nodes"] + ((mode == ENTER) & leading & ~x["finished"]),
+            H=jnp.where(go_on, jnp.where(complete, squeezed[:n], played_H), H),
+            P=jnp.where(go_on & complete, squeezed[n], P),
+            jk=jnp.where(go_on & ~card, -1, y["jk"]),
+            d=jnp.where(go_on, e + 1, e),
+            mode=jnp.where(go_on, ENTER, jnp.where(done_b, DECIDED, y["mode"])),
+            child=jnp.where(done_b, result, child),
+            bound=jnp.where(done_b, bound, y["bound"]),
+            rel=jnp.where(done_b, rel, y["rel"]),
+            cut=jnp.where(cut, cut_move, -1),
         )
-        return self._driver(new, decided & at_root, result, bound), stack, tt
+        return new, stack, tt
 
     def _driver(self, x: dict[str, Array], search_done: Array, result: Array,
                 bound: Array) -> dict:
