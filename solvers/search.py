@@ -818,7 +818,7 @@ class Searcher:
                  child=result, bound=bound, rel=jnp.where(closed & pop, across, rel),
                  nodes=x["nodes"] + (entering & ~x["finished"]),
                  trick_nodes=x["trick_nodes"] + (entering & leading & ~x["finished"]))
-        y = self._driver(y, decided & at_root, result, bound)
+        search_done, root_result, root_bound = decided & at_root, result, bound
         # == phase B, at the node now at depth e: the child's result in (if it came back),
         # else the node's first move
         e, resumed = y["d"], pop
@@ -932,7 +932,7 @@ class Searcher:
             rel=jnp.where(done_b, rel, y["rel"]),
             cut=jnp.where(cut, cut_move, -1),
         )
-        return new, stack, tt
+        return self._driver(new, search_done, root_result, root_bound), stack, tt
 
     def _driver(self, x: dict[str, Array], search_done: Array, result: Array,
                 bound: Array) -> dict:
