@@ -694,8 +694,8 @@ class Searcher:
             jnp.int32), 0) + jnp.arange(self.ways)
         rows = tt[ways]  # the bucket's entries (`solve_all` gives their layout)
         e_k0, e_k1, meta = rows[:, 0], rows[:, 1], rows[:, 2]
-        e_rel = _halves(rows[:, 3:5])  # [ways, 4]
-        e_pat = _halves(rows[:, 5:]).reshape(self.ways, n, 4)
+        # ranks and holders stay packed two suit words a word (so are the hands, to match)
+        e_rel, e_pat = rows[:, 3:5], rows[:, 5:].reshape(self.ways, n, 2)
         # entries bound the future points of seat 0's side (the problems of a group may
         # optimise either side): the other side's are what is left
         flip = ~x["side"][0]
@@ -705,7 +705,8 @@ class Searcher:
         e_hi_all = jnp.where(flip, left - stored_lo, stored_hi)
         e_bm = ((meta >> 16) & 0xFF).astype(jnp.int32) - 1
         same = (e_k0 == key0) & (e_k1 == key1)
-        match = same & jnp.all((H[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
+        packed = H[:, 0::2] | (H[:, 1::2] << 16)  # [n, 2]
+        match = same & jnp.all((packed[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
         hit = jnp.any(match)
         need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
         e_lo = jnp.where(match, e_lo_all, 0)
@@ -758,7 +759,8 @@ class Searcher:
                                 enter_bound)
         # the ranks the result depends on
         entry = jnp.where(t_yes, jnp.argmax(e_lo), jnp.argmin(e_hi))  # the one that decides
-        enter_rel = jnp.where(trivial, jnp.uint32(0), jnp.where(by_table, e_rel[entry], q_rel))
+        enter_rel = jnp.where(trivial, jnp.uint32(0), jnp.where(by_table, _halves(
+            e_rel[entry][None])[0], q_rel))
         moves = jnp.where(at_root, legal & x["root_mask"], self._equivalent(legal, h, P))
         # this node's result: decided on entry, or by its children (phase B of a step before)
         decided = ~entering | enter_yes | enter_no
@@ -771,7 +773,8 @@ class Searcher:
         store = ~entering & leading
         rel_s = _closure(rel) | P
         pat = H & rel_s
-        exact = same & jnp.all(e_rel == rel_s, axis=1) & jnp.all(e_pat == pat, axis=(1, 2))
+        rel_w, pat_w = _pairs(rel_s), _pairs(pat.reshape(-1))
+        exact = same & jnp.all(rows[:, 3:] == jnp.concatenate([rel_w, pat_w]), axis=1)
         empty = (e_k0 == 0) & (e_k1 == 0)
         way = jnp.where(jnp.any(exact), jnp.argmax(exact), jnp.where(
             jnp.any(empty), jnp.argmax(empty), x["nodes"] & (self.ways - 1)))
@@ -786,7 +789,7 @@ class Searcher:
                           jnp.clip(jnp.where(flip, left - new_lo, new_hi), 0, 127))
         row = jnp.concatenate([jnp.stack([key0, key1, (new_lo | new_hi << 8 | (bm + 1) << 16)
                                           .astype(jnp.uint32)]),
-                               _pairs(rel_s), _pairs(pat.reshape(-1))])
+                               rel_w, pat_w])
         tt = tt.at[slot].set(jnp.where(store, row, rows[way]))
         # -- decided: back to the parent
         pd = jnp.maximum(d - 1, 0)
