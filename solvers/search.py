@@ -674,8 +674,8 @@ class Searcher:
         just entered (`ENTER`: goal tests, table probe, sure tricks) or decided by its
         children (`DECIDED`: its bounds stored); if it is decided, back to its parent. Then
         phase B at the node it is at now: take the child's result in, and unless that
-        decides the node, try its next move (push). So a step enters a node and, when the
-        node is decided on entry (most are), already moves on from its parent."""
+        decides the node, try its next move (push). So a node decided on entry takes one step,
+        not two."""
         n, rules = self.n, self.rules
         d, mode = x["d"], x["mode"]
         entering = mode == ENTER
