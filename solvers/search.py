@@ -668,6 +668,12 @@ class Searcher:
             finished=jnp.bool_(False), result=jnp.int32(0),
         )
 
+    @staticmethod
+    def _need(x: dict[str, Array]) -> Array:
+        """What the side still needs from the future points: its target less what it has
+        (goal searches: 1, a fail-soft bound of taken + 1 for a yes, taken for a no)."""
+        return jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
+
     def _step(self, x: dict[str, Array], stack: dict[str, Array],
               tt: Array) -> tuple[dict, dict, Array]:
         """One step of one lane (see the module docstring): phase A at the node at depth d,
@@ -708,7 +714,7 @@ class Searcher:
         packed = H[:, 0::2] | (H[:, 1::2] << 16)  # [n, 2]
         match = same & jnp.all((packed[None] & e_rel[:, None]) == e_pat, axis=(1, 2)) & leading
         hit = jnp.any(match)
-        need = jnp.where(x["is_goal"], 1, x["side_min"] - x["sp"])
+        need = self._need(x)
         e_lo = jnp.where(match, e_lo_all, 0)
         e_hi = jnp.where(match, e_hi_all, 127)
         t_lo, t_hi = jnp.max(e_lo), jnp.min(e_hi)
@@ -850,7 +856,7 @@ class Searcher:
         acc = jnp.where(is_or, -128, 127)
         acc = jnp.where(resumed, jnp.where(is_or, jnp.maximum(stack["acc"][e], y["bound"]),
                                            jnp.minimum(stack["acc"][e], y["bound"])), acc)
-        need = jnp.where(y["is_goal"], 1, y["side_min"] - y["sp"])
+        need = self._need(y)
         bound = jnp.where(y["is_goal"], y["sp"] + jnp.where(result, need, need - 1),
                           jnp.where(cut, y["bound"], acc))
         rel = jnp.where(cut, y["rel"], racc)
@@ -903,7 +909,7 @@ class Searcher:
         # written unconditionally. `never` (e < 0 is) ties each write to this step's reads of
         # the same array, so XLA updates it in place instead of copying it every step.
         never = e < 0
-        cut_move = stack["mv"][e].astype(jnp.int32)
+        cut_move = undo  # resumed: e is d - 1, whose move led to the child
         stack = dict(
             cand=stack["cand"].at[e].set(
                 cand.at[word].set(cand[word] & ~(jnp.uint32(1) << bit)).astype(jnp.uint16)),

@@ -20,6 +20,7 @@ import pytest
 
 pytest.importorskip("endplay")
 
+from kanjax.pbn import SEATS  # noqa: E402
 from solvers import api, bench, search  # noqa: E402
 from solvers import reference as ref  # noqa: E402
 from solvers.convert import WHIST_TRUMPS, from_pbn  # noqa: E402
@@ -97,7 +98,7 @@ def test_dd_tables_of_endings_equal_dds():
     deals = endings(5, 7, seed=6)[::20]  # 25 groups: `check`'s searcher
     for deal, table in zip(deals, api.dd_tables(deals, lanes=32), strict=True):
         for strain, row in table.items():
-            for k, seat in enumerate("NESW"):
+            for k, seat in enumerate(SEATS):
                 leader = (k + 1) % 4
                 pos = dataclasses.replace(deal, trump=WHIST_TRUMPS.index(strain) - 1,
                                           leader=leader, side=tuple(
