@@ -82,6 +82,10 @@ JK_CODE, LEAD_CODE, NUM_CODES = 64, 68, 72  # move codes besides 16 * suit + rel
 CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, DECIDED = 0, 1  # a lane's mode at the start of a step (`Searcher._step`)
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
+NEVER = 2**31 - 1  # a search's patience with an emptying batch: it never hands its tail on
+TAIL_PATIENCE = 256  # refills a run waits, with the queue empty and at most a quarter of
+# its lanes busy, before it moves the busy lanes to a searcher of fewer lanes
+MIN_TAIL_LANES = 4  # the fewest lanes of such a searcher (a step's fixed cost dominates)
 FULL_WINDOW = (0, 127)  # a value problem's default window: every target
 SUITS = np.arange(4)
 # trick bookkeeping saved per depth: leader, led, nplayed, best strength, best seat, trick
@@ -290,20 +294,25 @@ class Searcher:
     `lanes`: searches run side by side; `tt_bits`: log2 of each lane's table entries;
     `ways`: entries a bucket (a power of two: more keep more rank sets of one class of suit
     lengths, for deep searches, at a dearer probe); `refill_every`: steps between queue
-    refills. Use `run(problems)`."""
+    refills; `tail_patience`: refills `run` waits, once every problem has started and at
+    most a quarter of the lanes are busy, before it moves them on to fewer lanes (NEVER:
+    not at all). Use `run(problems)`."""
 
     def __init__(self, rules: Rules, lanes: int = 256, tt_bits: int = 12, ways: int = 4,
-                 refill_every: int = 64) -> None:
+                 refill_every: int = 64, tail_patience: int = TAIL_PATIENCE) -> None:
         self.rules, self.lanes, self.tt_size, self.ways, self.refill_every = (
             rules, lanes, 1 << tt_bits, ways, refill_every)
+        self.tail_patience = tail_patience
         self.n, self.nt = rules.n, rules.n_tricks
         self.depth = rules.n * rules.n_tricks + 1
         # whist: tricks are the value, so sure tricks bound it
         self.quick = rules.joker == "none" and rules.trick_value == 1 and not any(rules.points)
         words = -(-4 * rules.n // 8) + 3
         self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
-        self._run = jax.jit(self.solve_all)
-        self._compiled: dict[int, jax.stages.Compiled] = {}
+        self._start_jit = jax.jit(self._start)
+        self._resume_jit = jax.jit(self._resume, donate_argnums=4)
+        self._compiled: dict[int, tuple[jax.stages.Compiled, jax.stages.Compiled]] = {}
+        self._tails: dict[int, Searcher] = {}
         self._lock = threading.Lock()
         self._legal_roots = jax.jit(self._roots_legal)
 
@@ -968,15 +977,31 @@ class Searcher:
         """Solve problems 0..count-1 of the (padded) batch `p`: (result, nodes, trick nodes)
         per problem. A problem still open after `budget` nodes (checked every `refill_every`
         steps) is given up: result -1. Trick nodes are the nodes at a trick's start (what DDS
-        counts as nodes)."""
+        counts as nodes). On these lanes to the end (`run` moves a long tail to fewer)."""
+        carry = self._resume(p, count, budget, jnp.int32(NEVER), self._start(p, count))
+        return self._results(carry, p["hands"].shape[0])
+
+    @staticmethod
+    def _results(carry: tuple, q: int) -> tuple[Array, Array, Array]:
+        """(result, nodes, trick nodes) per problem from a search's state."""
+        return carry[3][:q], carry[4][0, :q], carry[4][1, :q]
+
+    @staticmethod
+    def _with_groups(p: dict[str, Array]) -> dict[str, Array]:
+        """The batch `p` with the groups (`_padded`; by default a problem each)."""
+        q = p["hands"].shape[0]
+        return {"group": jnp.arange(q, dtype=jnp.int32), "gidx": jnp.arange(q, dtype=jnp.int32),
+                "start": jnp.arange(q + 1, dtype=jnp.int32),
+                "end": jnp.minimum(jnp.arange(q + 1, dtype=jnp.int32) + 1, q)} | p
+
+    def _start(self, p: dict[str, Array], count: Array) -> tuple:
+        """A search's state with every lane on its first problem: (lanes, stacks, tables,
+        results, nodes, queue, refills spent waiting on a tail)."""
         q, b, n = p["hands"].shape[0], self.lanes, self.n
-        # the groups (`_padded`; by default a problem each), and per group the range of its
-        # problems no lane has started: [front, back) (index q: a sink)
-        p = {"group": jnp.arange(q, dtype=jnp.int32), "gidx": jnp.arange(q, dtype=jnp.int32),
-             "start": jnp.arange(q + 1, dtype=jnp.int32),
-             "end": jnp.minimum(jnp.arange(q + 1, dtype=jnp.int32) + 1, q)} | p
+        p = self._with_groups(p)
         load = jax.vmap(self._load, in_axes=(None, 0))
-        step = jax.vmap(self._step)
+        # per group the range of its problems no lane has started: [front, back) (index q: a
+        # sink)
         first = p["start"][jnp.minimum(jnp.arange(b), q)]
         first = jnp.where(first < count, first, q)
         front = p["start"].at[jnp.where(first < q, jnp.arange(b), q)].add(1)
@@ -998,9 +1023,21 @@ class Searcher:
         tt = jnp.zeros((b, self.tt_size, entry_bytes(self.rules) // 4), jnp.uint32)
         out = jnp.full(q + 1, -1, jnp.int32)  # slot q: a sink for idle lanes
         nodes = jnp.zeros((2, q + 1), jnp.int32)
+        lanes["pid"] = first
+        return lanes, stack, tt, out, nodes, (front, p["end"], jnp.int32(b)), jnp.int32(0)
+
+    def _resume(self, p: dict[str, Array], count: Array, budget: Array, patience: Array,
+                carry: tuple) -> tuple:
+        """Search on from the state `carry` (`_start`'s) until every problem is done, or
+        every problem has started and at most a quarter of the lanes have been busy for
+        `patience` refills (`run` then goes on with fewer lanes)."""
+        q, b, n = p["hands"].shape[0], self.lanes, self.n
+        p = self._with_groups(p)
+        load = jax.vmap(self._load, in_axes=(None, 0))
+        step = jax.vmap(self._step)
 
         def chunk(carry):
-            lanes, stack, tt, out, nodes, (front, back, nxt) = carry
+            lanes, stack, tt, out, nodes, (front, back, nxt), waited = carry
 
             def one(_, c):
                 return step(*c)
@@ -1024,15 +1061,21 @@ class Searcher:
             stack["mv"] = stack["mv"].at[:, :n - 1].set(jnp.where(
                 fin[:, None], p["trick"][jnp.minimum(new_pid, q - 1)], stack["mv"][:, :n - 1]))
             stack["killer"] = jnp.where(fin[:, None], jnp.int8(-1), stack["killer"])
-            return lanes, stack, tt, out, nodes, (front, back, nxt)
+            tail = (4 * jnp.sum(~lanes["finished"]) <= b) & ~jnp.any(
+                self._unstarted(p, count, front, back))
+            waited = jnp.where(tail, waited + 1, 0)
+            return lanes, stack, tt, out, nodes, (front, back, nxt), waited
 
         def busy(carry):
-            return ~jnp.all(carry[0]["finished"])
+            return ~jnp.all(carry[0]["finished"]) & (carry[6] < patience)
 
-        lanes["pid"] = first
-        carry = (lanes, stack, tt, out, nodes, (front, p["end"], jnp.int32(b)))
-        carry = jax.lax.while_loop(busy, chunk, carry)
-        return carry[3][:q], carry[4][0, :q], carry[4][1, :q]
+        return jax.lax.while_loop(busy, chunk, carry)
+
+    @staticmethod
+    def _unstarted(p: dict[str, Array], count: Array, front: Array, back: Array) -> Array:
+        """bool[q]: the problems no lane has started (the queue, per group [front, back))."""
+        i, gi = jnp.arange(p["hands"].shape[0]), p["gidx"]
+        return (i >= front[gi]) & (i < back[gi]) & (i < count)
 
     @staticmethod
     def _next_problems(p: dict[str, Array], count: Array, done: Array, idle: Array,
@@ -1060,9 +1103,8 @@ class Searcher:
         front = front.at[jnp.where(by_new, new_g, q)].set(jnp.where(by_new, head + 1, front[q]))
         # 3. steal: thief r takes the (r + 1)-th unstarted problem from the end
         thief = want & ~by_new
-        i = jnp.arange(q)
         gi = p["gidx"]
-        unstarted = (i >= front[gi]) & (i < back[gi]) & (i < count)
+        unstarted = Searcher._unstarted(p, count, front, back)
         suffix = jnp.cumsum(unstarted[::-1])[::-1]  # unstarted problems at or after i
         r = jnp.cumsum(thief) - 1
         stolen = jnp.searchsorted(-suffix, -(r + 1), side="right") - 1
@@ -1093,19 +1135,58 @@ class Searcher:
         out["end"][:len(starts)] = np.concatenate([starts[1:], [q]])
         return out
 
-    def _executable(self, padded: dict[str, np.ndarray]) -> jax.stages.Compiled:
-        """The search compiled for the size class of `padded` (once; threads share it)."""
+    def _executable(self, padded: dict[str, np.ndarray]) -> tuple[jax.stages.Compiled, ...]:
+        """The search (`_start`, `_resume`) compiled for the size class of `padded` (once;
+        threads share it)."""
         size = len(padded["hands"])
         with self._lock:
             if size not in self._compiled:
-                self._compiled[size] = self._run.lower(padded, jnp.int32(0),
-                                                       jnp.int32(0)).compile()
+                count = jnp.int32(0)
+                start = self._start_jit.lower(padded, count)
+                resume = self._resume_jit.lower(padded, count, count, count,
+                                                start.out_info)
+                self._compiled[size] = start.compile(), resume.compile()
             return self._compiled[size]
 
+    def _tail(self, busy: int) -> Searcher:
+        """The searcher a tail of `busy` lanes moves to: the fewest lanes, a power of two, at
+        least MIN_TAIL_LANES (shared by the runs and threads of this searcher)."""
+        lanes = max(MIN_TAIL_LANES, 1 << max(busy - 1, 0).bit_length())
+        with self._lock:
+            if lanes not in self._tails:
+                self._tails[lanes] = Searcher(self.rules, lanes, self.tt_size.bit_length() - 1,
+                                              self.ways, self.refill_every, self.tail_patience)
+            return self._tails[lanes]
+
     def compile(self, problems: Problems, threads: int = 1) -> None:
-        """Compile what `run(problems, threads=threads)` runs, solving nothing."""
+        """Compile what `run(problems, threads=threads)` runs, solving nothing (a long tail's
+        searchers of fewer lanes compile when it comes)."""
         for idx in _shares(problems.group, threads):
             self._executable(self._padded(problems.take(idx)))
+
+    def _search(self, padded: dict[str, np.ndarray], count: int,
+                limit: Array) -> tuple[np.ndarray, ...]:
+        """(result, nodes, trick nodes) of problems 0..count-1 of `padded`. Once every problem
+        has started and at most a quarter of the lanes have been busy for `tail_patience`
+        refills, the busy lanes (their searches, stacks and tables as they are) go on in a
+        searcher of fewer lanes, whose steps cost less: the same search, sooner."""
+        searcher, n = self, jnp.int32(count)
+        start, resume = self._executable(padded)
+        carry = start(padded, n)
+        while True:
+            patience = NEVER if searcher.lanes <= MIN_TAIL_LANES else searcher.tail_patience
+            carry = resume(padded, n, limit, jnp.int32(patience), carry)
+            finished = np.asarray(carry[0]["finished"])
+            if finished.all():
+                return tuple(np.array(a[:count]) for a in self._results(
+                    carry, len(padded["hands"])))
+            busy = np.flatnonzero(~finished)
+            searcher = searcher._tail(len(busy))
+            keep = np.concatenate([busy, np.full(searcher.lanes - len(busy),
+                                                 np.flatnonzero(finished)[0])])
+            take = functools.partial(jnp.take, indices=jnp.asarray(keep), axis=0)
+            carry = (*jax.tree.map(take, carry[:3]), *carry[3:6], jnp.int32(0))
+            _, resume = searcher._executable(padded)
 
     def run(self, problems: Problems, budget: int | None = None,
             threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1119,9 +1200,7 @@ class Searcher:
         limit = jnp.int32(NO_BUDGET if budget is None else budget)
 
         def one(idx: np.ndarray) -> tuple[np.ndarray, ...]:
-            padded = self._padded(problems.take(idx))
-            out = self._executable(padded)(padded, jnp.int32(len(idx)), limit)
-            return tuple(np.array(a[:len(idx)]) for a in out)
+            return self._search(self._padded(problems.take(idx)), len(idx), limit)
         shares = _shares(problems.group, threads)
         if len(shares) == 1:
             results = [one(shares[0])]

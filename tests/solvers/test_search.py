@@ -130,6 +130,25 @@ def test_wide_buckets_keep_the_values(wide):
     assert got.tolist() == values
 
 
+def test_a_long_tail_goes_on_in_fewer_lanes(wide):
+    """Once every problem has started and at most a quarter of the lanes are busy (here at
+    once: patience 1), the busy lanes go on in a searcher of 4 lanes with their searches,
+    stacks and tables as they were: the same values in the same nodes."""
+    searcher, _, _ = wide
+    rng = random.Random(3)
+    positions = sample("whist", 24, seed=9) + [random_position(WHIST, rng, 24)]  # 6 a hand
+    problems, values = search.encode(positions), [ref.value(p) for p in positions]
+    want = searcher.run(problems)
+    searcher.tail_patience = 1
+    try:
+        got = searcher.run(problems)
+    finally:
+        searcher.tail_patience = search.TAIL_PATIENCE
+    assert list(searcher._tails) == [4]
+    assert got[0].tolist() == values
+    assert got[1].tolist() == want[1].tolist() and got[2].tolist() == want[2].tolist()
+
+
 def test_threads_share_out_the_problems_and_keep_their_order(wide):
     """`run(threads=3)`: three searches side by side, each on every third problem; the
     answers come back in the problems' order, and each problem's search is its own."""
