@@ -83,7 +83,7 @@ CODES = [*range(JK_CODE + 1), *range(LEAD_CODE, NUM_CODES)]  # every move code
 ENTER, DECIDED = 0, 1  # a lane's mode at the start of a step (`Searcher._step`)
 NO_BUDGET = 2**31 - 1  # node budget per problem: none
 NEVER = 2**31 - 1  # a search's patience with an emptying batch: it never hands its tail on
-TAIL_PATIENCE = 256  # refills a run waits, with the queue empty and at most a quarter of
+TAIL_PATIENCE = 64  # refills a run waits, with the queue empty and at most a quarter of
 # its lanes busy, before it moves the busy lanes to a searcher of fewer lanes
 MIN_TAIL_LANES = 4  # the fewest lanes of such a searcher (a step's fixed cost dominates)
 FULL_WINDOW = (0, 127)  # a value problem's default window: every target
@@ -311,7 +311,7 @@ class Searcher:
         self.h0, self.h1 = _hash_consts(1, words), _hash_consts(2, words)
         self._start_jit = jax.jit(self._start)
         self._resume_jit = jax.jit(self._resume, donate_argnums=4)
-        self._compiled: dict[int, tuple[jax.stages.Compiled, jax.stages.Compiled]] = {}
+        self._compiled: dict[tuple[str, int], jax.stages.Compiled] = {}
         self._tails: dict[int, Searcher] = {}
         self._lock = threading.Lock()
         self._legal_roots = jax.jit(self._roots_legal)
@@ -1135,18 +1135,20 @@ class Searcher:
         out["end"][:len(starts)] = np.concatenate([starts[1:], [q]])
         return out
 
-    def _executable(self, padded: dict[str, np.ndarray]) -> tuple[jax.stages.Compiled, ...]:
-        """The search (`_start`, `_resume`) compiled for the size class of `padded` (once;
-        threads share it)."""
-        size = len(padded["hands"])
+    def _executable(self, padded: dict[str, np.ndarray], part: str) -> jax.stages.Compiled:
+        """The search's `part` ("start": `_start`, "resume": `_resume`) compiled for the size
+        class of `padded` (once; threads share it)."""
+        key = part, len(padded["hands"])
         with self._lock:
-            if size not in self._compiled:
+            if key not in self._compiled:
                 count = jnp.int32(0)
-                start = self._start_jit.lower(padded, count)
-                resume = self._resume_jit.lower(padded, count, count, count,
-                                                start.out_info)
-                self._compiled[size] = start.compile(), resume.compile()
-            return self._compiled[size]
+                if part == "start":
+                    lowered = self._start_jit.lower(padded, count)
+                else:
+                    carry = jax.eval_shape(self._start, padded, count)
+                    lowered = self._resume_jit.lower(padded, count, count, count, carry)
+                self._compiled[key] = lowered.compile()
+            return self._compiled[key]
 
     def _tail(self, busy: int) -> Searcher:
         """The searcher a tail of `busy` lanes moves to: the fewest lanes, a power of two, at
@@ -1162,7 +1164,9 @@ class Searcher:
         """Compile what `run(problems, threads=threads)` runs, solving nothing (a long tail's
         searchers of fewer lanes compile when it comes)."""
         for idx in _shares(problems.group, threads):
-            self._executable(self._padded(problems.take(idx)))
+            padded = self._padded(problems.take(idx))
+            self._executable(padded, "start")
+            self._executable(padded, "resume")
 
     def _search(self, padded: dict[str, np.ndarray], count: int,
                 limit: Array) -> tuple[np.ndarray, ...]:
@@ -1171,11 +1175,11 @@ class Searcher:
         refills, the busy lanes (their searches, stacks and tables as they are) go on in a
         searcher of fewer lanes, whose steps cost less: the same search, sooner."""
         searcher, n = self, jnp.int32(count)
-        start, resume = self._executable(padded)
-        carry = start(padded, n)
+        carry = self._executable(padded, "start")(padded, n)
         while True:
             patience = NEVER if searcher.lanes <= MIN_TAIL_LANES else searcher.tail_patience
-            carry = resume(padded, n, limit, jnp.int32(patience), carry)
+            carry = searcher._executable(padded, "resume")(padded, n, limit,
+                                                           jnp.int32(patience), carry)
             finished = np.asarray(carry[0]["finished"])
             if finished.all():
                 return tuple(np.array(a[:count]) for a in self._results(
@@ -1186,7 +1190,6 @@ class Searcher:
                                                  np.flatnonzero(finished)[0])])
             take = functools.partial(jnp.take, indices=jnp.asarray(keep), axis=0)
             carry = (*jax.tree.map(take, carry[:3]), *carry[3:6], jnp.int32(0))
-            _, resume = searcher._executable(padded)
 
     def run(self, problems: Problems, budget: int | None = None,
             threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -122,8 +122,10 @@ def test_winning_run_is_kept_in_the_table():
     the whole run): N-S took 4 tricks in the search, 3 at DDS, with North or South leading."""
     hands = ((10, 11, 18, 26, 31, 39, 43, 45, 47), (0, 1, 9, 14, 16, 19, 44, 50, 51),
              (5, 8, 24, 25, 27, 30, 32, 34, 41), (6, 12, 13, 17, 20, 21, 29, 33, 37))
-    check([Position(WHIST, hands, -1, leader, (True, False, True, False), tricks_done=4)
-           for leader in (0, 2)])
+    positions = [Position(WHIST, hands, -1, leader, (True, False, True, False), tricks_done=4)
+                 for leader in (0, 2)]
+    got, *_ = search.searcher(WHIST, 32, 12, 4).run(search.encode(positions))  # `check`'s
+    assert got.tolist() == [dds_value(p) for p in positions] == [3, 3]
 
 
 @pytest.mark.slow
