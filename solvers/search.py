@@ -49,7 +49,9 @@ node decided by its children:
   so one slow position does not hold up the batch; the problems of a group (`encode`'s
   `groups`: one deal and trump, other leaders or sides) run one after another in one lane,
   on its table, whose entries bound the future points of seat 0's side so that either side's
-  search can use them (DDS's table reuse across leaders);
+  search can use them (DDS's table reuse across leaders); and once the queue is empty and
+  few lanes are still busy, `run` moves them, as they are, to a searcher of fewer lanes (a
+  step costs about as much for an idle lane as for a busy one);
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
   CPU a search keeps about one core busy: its step is some 250 small XLA kernels).
 
