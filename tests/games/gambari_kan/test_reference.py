@@ -23,7 +23,16 @@ from kanjax.reference.gambari_kan import (
     deal_scores,
     end_of_trick_outcome,
 )
-from tests.scenarios_gambari import BIDS_T3_P1, BIDS_T8_P2, GS, GS_EXTRA, L7, SK, SK_EXTRA, W8
+from tests.games.gambari_kan.scenarios import (
+    BIDS_T3_P1,
+    BIDS_T8_P2,
+    GS,
+    GS_EXTRA,
+    L7,
+    SK,
+    SK_EXTRA,
+    W8,
+)
 
 DECK = deck("gambari_kan")
 C = DECK.card

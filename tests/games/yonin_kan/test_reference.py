@@ -25,7 +25,7 @@ from kanjax.reference.yonin_kan import (
     yonin_trick_legal_actions,
     yonin_trick_winner,
 )
-from tests.scenarios_yonin import A1, A1_EXTRA, A2, A3, CONTRACT_CASES, K4, K_FIRST, M4
+from tests.games.yonin_kan.scenarios import A1, A1_EXTRA, A2, A3, CONTRACT_CASES, K4, K_FIRST, M4
 
 DECK = deck("yonin_kan")
 C = DECK.card

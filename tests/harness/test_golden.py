@@ -1,10 +1,11 @@
-"""Fixed random matches against their golden text files (regenerate: python -m tests.golden)."""
+"""Fixed random matches against their golden text files (regenerate:
+python -m tests.harness.golden)."""
 
 import difflib
 
 import pytest
 
-from tests.golden import CASES, GOLDEN_DIR, playthrough
+from tests.harness.golden import CASES, GOLDEN_DIR, playthrough
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -14,5 +15,5 @@ def test_golden_playthrough_unchanged(name):
     if actual != expected:
         diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "golden", "now",
                                     lineterm="", n=2)
-        pytest.fail("behaviour changed; if intended, run `python -m tests.golden`:\n"
+        pytest.fail("behaviour changed; if intended, run `python -m tests.harness.golden`:\n"
                     + "\n".join(list(diff)[:60]))

@@ -2,7 +2,7 @@
 the Yonin rules KAN-53..KAN-61, the information rules (KAN-46, KAN-52, KAN-57) and a jit/vmap
 batch.
 
-Deals are scripted as tricks, as in tests/reference/test_yonin_reference.py: "2:AS 3:6S 0:7S
+Deals are scripted as tricks, as in tests/games/yonin_kan/test_reference.py: "2:AS 3:6S 0:7S
 1:8S" means player 2 plays AS, then player 3 6S, ... (the order is asserted against the
 engine's current player); "0:JK>D" leads JK naming diamonds. In trick 1 a token may end in "/S"
 (declare SKUNK before the card) or "/A" (ALL16); every other trick-1 contract decision is
@@ -25,8 +25,18 @@ import pytest
 import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
-from tests.envs.kan_helpers import S, card, cur, legal_names, obs
-from tests.scenarios_yonin import A1, A1_EXTRA, A2, A3, CONTRACT_CASES, K4, K_FIRST, M4, M_FIRST
+from tests.games.kan.helpers import S, card, cur, legal_names, obs
+from tests.games.yonin_kan.scenarios import (
+    A1,
+    A1_EXTRA,
+    A2,
+    A3,
+    CONTRACT_CASES,
+    K4,
+    K_FIRST,
+    M4,
+    M_FIRST,
+)
 
 DECK = deck("yonin_kan")
 KEY = jax.random.PRNGKey(7)

@@ -20,7 +20,7 @@ import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
-from tests.envs.kan_helpers import S, card, cur, legal_names, obs
+from tests.games.kan.helpers import S, card, cur, legal_names, obs
 
 TOK = deck("gonin_kan")
 KEY = jax.random.PRNGKey(7)

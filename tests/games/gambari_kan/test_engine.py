@@ -23,8 +23,17 @@ import pytest
 import kanjax
 from kanjax.cards import deck
 from kanjax.envs import kan_spec as ks
-from tests.envs.kan_helpers import S, card, cur, legal_names, obs
-from tests.scenarios_gambari import BIDS_T3_P1, BIDS_T8_P2, GS, GS_EXTRA, L7, SK, SK_EXTRA, W8
+from tests.games.gambari_kan.scenarios import (
+    BIDS_T3_P1,
+    BIDS_T8_P2,
+    GS,
+    GS_EXTRA,
+    L7,
+    SK,
+    SK_EXTRA,
+    W8,
+)
+from tests.games.kan.helpers import S, card, cur, legal_names, obs
 
 TOK = deck("gambari_kan")
 KEY = jax.random.PRNGKey(7)

@@ -4,7 +4,7 @@
 2,000 random matches over mixed flags in the default run; 100,000 with `pytest -m slow`.
 """
 
-from tests.differential import differential_tests
+from tests.harness.differential import differential_tests
 
 # (game, flags, matches in the default run); n_rounds is kept small to fit the CI budget,
 # with one config playing longer matches (the final round, Tome Suppe, is always played).

@@ -3,7 +3,7 @@
 Each file records, per step, the player to act, the legal actions, the action taken, the
 rewards and a digest of every player's observation, plus the whole table at each deal start.
 A test diffs a fresh playthrough against the file, so any change of behaviour shows up as a
-readable diff. After an intended change, regenerate: `python -m tests.golden`.
+readable diff. After an intended change, regenerate: `python -m tests.harness.golden`.
 """
 
 from __future__ import annotations
