@@ -10,43 +10,13 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-Array = jax.Array
-
-
-def tree_where(pred: Array, on_true: Any, on_false: Any) -> Any:
-    """Leaf-wise `jnp.where(pred, a, b)` over two pytrees of the same structure."""
-    return jax.tree.map(lambda a, b: jnp.where(pred, a, b), on_true, on_false)
-
-
-def update_lanes(pred: Array, fn: Callable[..., Any], state: Any, extra: Any, size: int) -> Any:
-    """`tree_where(pred, vmap(fn)(state, extra), state)` over a batch (leading axis B),
-    computing `fn` only for the lanes where `pred` (bool[B]): `size` of them at a time.
-
-    Fixed shapes: the selected lanes' indices (`jnp.nonzero` with a static size, padded with
-    the out-of-range index B) are gathered, `fn` runs on `size` lanes and the results are
-    scattered back (the padding's dropped), in a `while_loop` that makes ceil(count / size)
-    trips: none when no lane needs it. Worth it when `fn` is costly and few lanes need it."""
-    b = pred.shape[0]
-    size = min(size, b)
-    order = jnp.nonzero(pred, size=b + size, fill_value=b)[0]
-    count = jnp.sum(pred, dtype=jnp.int32)
-
-    def chunk(carry: tuple[Array, Any]) -> tuple[Array, Any]:
-        i, out = carry
-        idx = jax.lax.dynamic_slice(order, (i * size,), (size,))
-        lanes = jax.tree.map(lambda x: jnp.take(x, idx, axis=0, mode="clip"), (state, extra))
-        done = jax.vmap(fn)(*lanes)
-        out = jax.tree.map(lambda x, y: x.at[idx].set(y, mode="drop"), out, done)
-        return i + 1, out
-
-    return jax.lax.while_loop(lambda c: c[0] * size < count, chunk, (jnp.int32(0), state))[1]
+from kanjax.jaxutil import Array, tree_where
 
 
 def register_state(cls: type) -> type:

@@ -17,9 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.api import Env, tree_where
+from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.envs import kan_spec as ks
+from kanjax.jaxutil import tree_where
 from kanjax.rollout import game_key, make_rollout, play_batch
 
 CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)

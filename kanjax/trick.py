@@ -1,18 +1,29 @@
-"""The trick-taking kernel shared by the trick games and the solvers: legal follow, trick
-winner, and the dealing helpers (random words, random permutations) tuned for XLA on CPU.
+"""The trick-taking kernel shared by the trick games and the solvers: legal follow, the
+strength of a play, and the running trick (its led suit, best play, winner and points) with
+the one update every trick game and the double-dummy search apply to it.
 
-Cards are described by per-card arrays over a game's card ids: `suit` (a suit index; any value
-outside the real suits for jokers) and `rank` (strength within the suit, 0..15). Every function
-is pure and jittable; batch with `vmap`.
+Cards are described by per-card arrays over a game's card ids, passed in (a game whose trump
+changes from hand to hand, such as Da Bai Fen, passes that hand's tables): `suit` (the card's
+effective suit; any value outside the real suits for a card of no suit), `rank` (strength
+within its suit: 0..15 for a plain suit, 0..30 within the trumps) and `top` (a card above
+every other, Kan's joker). Every function is pure and jittable; batch with `vmap`.
+
+Strengths (KAN-27, DBF-26): a play's strength is a number; the trick's best play is the first
+play of greatest strength (a later play must be strictly stronger to take the lead), so a
+running maximum is all a game keeps per trick.
 """
 
 from __future__ import annotations
 
-import jax
+from typing import NamedTuple
+
 import jax.numpy as jnp
 
-from kanjax.api import Array
-from kanjax.prng import threefry2x32
+from kanjax.jaxutil import Array
+
+TOP = 63  # a `top` card
+TRUMP_BASE = 32  # a trump: TRUMP_BASE + rank
+LED_BASE = 16  # a card of the led suit: LED_BASE + rank; any other card: 0
 
 
 def follow_mask(hand: Array, suit: Array, led: Array) -> Array:
@@ -24,12 +35,34 @@ def follow_mask(hand: Array, suit: Array, led: Array) -> Array:
 
 
 def card_strength(suit: Array, rank: Array, led: Array, trump: Array, top: Array) -> Array:
-    """KAN-27 as a number: the card of greatest strength wins the trick. A `top` card (Kan's
-    joker) 63; a trump 32 + rank; a card of the led suit 16 + rank; any other card 0
-    (`trump` < 0: no trump suit). Lets a game keep a running best per trick (scalar work)."""
+    """KAN-27 as a number: the card of greatest strength wins the trick. A `top` card TOP; a
+    trump TRUMP_BASE + rank; a card of the led suit LED_BASE + rank; any other card 0
+    (`trump` < 0: no trump suit)."""
     rank = rank.astype(jnp.int32)
-    strength = jnp.where(suit == trump, 32 + rank, jnp.where(suit == led, 16 + rank, 0))
-    return jnp.where(top, 63, strength)
+    strength = jnp.where(suit == trump, TRUMP_BASE + rank,
+                         jnp.where(suit == led, LED_BASE + rank, 0))
+    return jnp.where(top, TOP, strength)
+
+
+def play_strength(cards: Array, suit: Array, rank: Array, led: Array, trump: Array,
+                  top: Array) -> Array:
+    """The strength of a play of one or more cards (`cards`: bool[C]) to a trick whose led
+    suit is `led` (DBF-26; for one card it is `card_strength`):
+
+    - a play all of whose cards are trumps (or `top`) is worth its strongest card: (a) when
+      trumps are led only such plays can win; (b) when a plain suit is led, one beats every
+      play that is not all-trump;
+    - otherwise a play is worth its strongest card of the led plain suit (0 without one, and
+      0 whenever trumps are led).
+
+    `cards` may be batched (..., C) against per-card tables of shape (C,) or (..., C)."""
+    trumpish = (suit == trump) | top
+    all_trump = jnp.all(~cards | trumpish, axis=-1) & jnp.any(cards, axis=-1)
+    strength = card_strength(suit, rank, led[..., None], trump[..., None], top)
+    best_trump = jnp.max(jnp.where(cards & trumpish, strength, 0), axis=-1)
+    of_led = cards & (suit == led[..., None]) & ~trumpish
+    best_led = jnp.max(jnp.where(of_led, strength, 0), axis=-1)
+    return jnp.where(all_trump, best_trump, best_led)
 
 
 def trick_winner(
@@ -41,105 +74,48 @@ def trick_winner(
     return jnp.argmax(jnp.where(in_trick, strength, -1), axis=-1)
 
 
-def pack_bits(mask: Array) -> Array:
-    """bool[n] as uint32[ceil(n / 32)] (bit b of word w: `mask[32w + b]`), elementwise: the
-    flags as bytes are bitcast four to a uint32, a multiply gathers each four into a nibble
-    (no carries) and shifts place eight nibbles in a word. Cheaper on CPU than a reduction
-    over the flags, which XLA runs as a slow windowed loop."""
-    n = mask.shape[-1]
-    num_words = -(-n // 32)
-    flags = jnp.pad(mask, (0, num_words * 32 - n)).astype(jnp.uint8)
-    quads = jax.lax.bitcast_convert_type(flags.reshape(num_words, 8, 4), jnp.uint32)
-    nibbles = (quads * jnp.uint32(0x01020408)) >> 24
-    word = nibbles[:, 0]
-    for j in range(1, 8):
-        word = word | (nibbles[:, j] << jnp.uint32(4 * j))
-    return word
+class Trick(NamedTuple):
+    """The trick in progress (int32 scalars, or arrays of a batch): its led suit (-1 before
+    the lead), the strength of its best play so far and who made it, the points in it, and
+    the plays made (0 before the lead)."""
+
+    led: Array
+    best: Array
+    winner: Array
+    points: Array
+    count: Array
 
 
-def trailing_zeros(x: Array) -> Array:
-    """The index of the lowest set bit of each uint32 of `x` (32 where none), int32."""
-    return jax.lax.population_count((x & (~x + jnp.uint32(1))) - jnp.uint32(1)).astype(
-        jnp.int32)
+def new_trick(leader: Array | int = 0) -> Trick:
+    """A trick before its lead (the winner slot holds `leader` until the lead is made)."""
+    z = jnp.int32(0)
+    return Trick(led=jnp.int32(-1), best=z, winner=jnp.asarray(leader, jnp.int32), points=z,
+                 count=z)
 
 
-def lowest_bit(words: Array) -> Array:
-    """The index of the lowest set bit of uint32 `words` (bit b of word w: 32w + b), -1 if
-    none."""
-    at = jnp.int32(-1)
-    for w in range(words.shape[-1] - 1, -1, -1):
-        x = words[w]
-        at = jnp.where(x != 0, 32 * w + trailing_zeros(x), at)
-    return at
+def add_play(trick: Trick, player: Array, suit: Array, strength: Array, points: Array,
+             size: int | Array) -> tuple[Trick, Array]:
+    """`trick` after `player` plays a play of effective suit `suit` (used when he leads),
+    `strength` (`card_strength` / `play_strength` against the led suit: the caller computes it
+    with `led_after(trick, suit)`) and `points`, in a trick of `size` plays.
+
+    Returns (the trick, whether this play completed it). A completed trick keeps its led suit,
+    best play, winner and points (its count is back to 0), so the caller reads the winner and
+    the points from it and starts the next with `new_trick` where it needs a clean one."""
+    leading = trick.count == 0
+    better = leading | (strength > trick.best)  # equal strength: the earlier play keeps it
+    count = trick.count + 1
+    complete = count == size
+    return Trick(
+        led=led_after(trick, suit),
+        best=jnp.where(better, strength, trick.best),
+        winner=jnp.where(better, player, trick.winner),
+        points=jnp.where(leading, 0, trick.points) + points,
+        count=jnp.where(complete, 0, count),
+    ), complete
 
 
-def random_words(key: Array, n: int) -> Array:
-    """`n` (even) random uint32 words from `key`: Threefry-2x32 (20 rounds, as in
-    `jax.random`) of the counters 0..n-1, written out unrolled (`kanjax.prng`). XLA's CPU
-    lowering of `jax.random.bits` is a rolled loop whose fixed cost dominates when a step needs
-    only a few words per lane. Keys of other PRNG implementations fall back to
-    `jax.random.bits`."""
-    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key):
-        if jax.random.key_data(key).shape != (2,):
-            return jax.random.bits(key, (n,), jnp.uint32)
-        key = jax.random.key_data(key)
-    x0, x1 = threefry2x32(key, jnp.arange(0, n // 2, dtype=jnp.uint32),
-                          jnp.arange(n // 2, n, dtype=jnp.uint32))
-    return jnp.concatenate([x0, x1])
-
-
-def _mix32(x: Array, words: Array) -> Array:
-    """A keyed bijection of uint32 (MurmurHash3-style odd multiplies and xor-shifts, with the
-    key words injected between rounds): distinct inputs give distinct outputs."""
-    for w, mul, shift in zip(words, (0x85EBCA6B, 0xC2B2AE35, 0x9E3779B1), (16, 13, 16),
-                             strict=True):
-        x = (x ^ w) * jnp.uint32(mul)
-        x = x ^ (x >> shift)
-    return x
-
-
-def random_ranks(key: Array, n: int) -> tuple[Array, Array]:
-    """A random permutation as ranks: `rank[i]` (int32[n], a permutation of 0..n-1) is the
-    position of item i; plus two spare random words (uint32[2]).
-
-    Item i's sort key is a keyed bijection (`_mix32`) of i, keyed by three Threefry words of
-    `key` (`random_words`), so keys never tie; its rank is the number of smaller keys, counted
-    as n elementwise compare-and-adds (one fused pass; cheaper on CPU than the sorts XLA
-    emits, or than an n x n compare tensor, which XLA materialises). Like any PRNG shuffle it
-    is pseudo-random; positions and pair frequencies match the uniform law in tests."""
-    words = materialize(random_words(key, 6))
-    keys = _mix32(jnp.arange(n, dtype=jnp.uint32), words[:3])
-    rank = jnp.zeros(n, jnp.int32)
-    for j in range(n):
-        rank = rank + (keys[j] < keys)
-    return materialize(rank), words[3:5]
-
-
-def materialize(x: Array) -> Array:
-    """`x`, computed once. On CPU XLA inlines a value's whole elementwise computation into
-    every element of every wide consumer (`jax.lax.optimization_barrier` is dropped before
-    fusion), which can multiply the work of a step many times over. On CPU `x` passes through
-    a one-trip `while_loop` whose trip count XLA cannot prove (it depends on `x`), which makes
-    XLA (0.10) compute it once into memory; under `vmap` this costs one select over `x`, far
-    less than the scatter a `dynamic_update_slice` at a batched offset becomes. Elsewhere (a
-    device `while` waits on the host each trip) `x` is written into a fresh buffer with a
-    `dynamic_update_slice` at a data-dependent (always zero) offset. A performance hint only:
-    the value is `x`."""
-    return jax.lax.platform_dependent(x, cpu=_once_through_loop, default=_fresh_buffer)
-
-
-def _once_through_loop(x: Array) -> Array:
-    bits = jax.lax.population_count(x.reshape(-1)[0].astype(jnp.uint32))
-    zero = (bits >> 6).astype(jnp.int32)  # a popcount of 32 bits is below 64
-
-    def once(c: tuple[Array, Array]) -> tuple[Array, Array]:
-        i, y = c
-        return i + 1, jnp.where(i >= 0, y, jnp.zeros_like(y))
-
-    return jax.lax.while_loop(lambda c: c[0] < 1, once, (zero, x))[1]
-
-
-def _fresh_buffer(x: Array) -> Array:
-    flat = x.reshape(-1)
-    zero = (flat[0] * 0).astype(jnp.int32)
-    return jax.lax.dynamic_update_slice(jnp.zeros_like(flat), flat, (zero,)).reshape(x.shape)
+def led_after(trick: Trick, suit: Array) -> Array:
+    """The trick's led suit once a play of effective suit `suit` is added: `suit` on the lead,
+    the trick's own afterwards."""
+    return jnp.where(trick.count == 0, suit, trick.led)

@@ -74,6 +74,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kanjax import jaxutil
 from kanjax import trick as trick_kernel
 from kanjax.api import Array
 from kanjax.envs.kan import gonin_joker_moves
@@ -570,10 +571,10 @@ class Searcher:
         base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
         sure = _stronger(c, base, jnp.maximum(best_s, opp_after))
         cover = _stronger(c, base, best_s)
-        lo_sure, has_sure = trick_kernel.trailing_zeros(sure), sure != 0
-        lo_cover = trick_kernel.trailing_zeros(cover)
+        lo_sure, has_sure = jaxutil.trailing_zeros(sure), sure != 0
+        lo_cover = jaxutil.trailing_zeros(cover)
         has_cover = (cover != 0) & (side[best_p] != mine)
-        lo = trick_kernel.trailing_zeros(c)
+        lo = jaxutil.trailing_zeros(c)
         h = hands[me]
         lens = jax.lax.population_count(h).astype(jnp.int32)
         live = hands[0] | hands[1] | hands[2] | hands[3]
@@ -597,7 +598,7 @@ class Searcher:
         `friends`, `foes`: the suit words of the mover's partners and opponents together;
         `whist`: `_whist_leads`'s and `_whist_follow`'s scores, in place of the generic ones."""
         c = cand[:4]
-        hi, lo = _top(c), trick_kernel.trailing_zeros(c)
+        hi, lo = _top(c), jaxutil.trailing_zeros(c)
         if whist is None:
             # leading: cash a sure winner; else low towards a partner's winner; else low.
             # Following: low, or a point card, when partner wins; else win as cheaply as
@@ -606,11 +607,11 @@ class Searcher:
             to_partner = _top(friends) > jnp.maximum(_top(foes), hi)
             lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
             base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
-            lo_pts = trick_kernel.trailing_zeros(c & pts)
-            lo_plain = trick_kernel.trailing_zeros(c & ~pts)
+            lo_pts = jaxutil.trailing_zeros(c & pts)
+            lo_plain = jaxutil.trailing_zeros(c & ~pts)
             has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0
             win = _stronger(c, base, best_s)
-            lo_win = trick_kernel.trailing_zeros(win)
+            lo_win = jaxutil.trailing_zeros(win)
             follow_rank = jnp.where(
                 partner_wins, jnp.where(has_pts, lo_pts, lo),
                 jnp.where(win != 0, lo_win, jnp.where(has_plain, lo_plain, lo)))

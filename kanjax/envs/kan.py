@@ -17,7 +17,7 @@ The step is branch-free: every phase's update is computed and selected with `jnp
 the phase, so `jit(vmap(step))` runs one fixed kernel; the trick winner and points are kept
 as running values (no per-card reductions in a play step). `step` shuffles the next deal in
 every step (it is selected only where a deal ended); `step_batch` (the same results) deals
-only in the lanes that ended a deal, a few lanes at a time. `kanjax.trick.random_ranks` ranks
+only in the lanes that ended a deal, a few lanes at a time. `kanjax.jaxutil.random_ranks` ranks
 the deck's distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
 
 State (`KanState`): three dense arrays besides the common fields.
@@ -66,8 +66,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
+from kanjax import jaxutil
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, common_summary, register_state, update_lanes
+from kanjax.api import Array, Env, State, common_summary, register_state
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan_scoring import deal_tables
 
@@ -218,7 +219,7 @@ def _kth_card(hand: Array, k: Array) -> Array:
     """The id of the card with `k` smaller cards in `hand` (bool[53]), -1 if k < 0: the hand
     as two 32-bit words (`pack_bits`), then a binary search with popcounts (scalar work; a
     prefix sum over the cards would be a slow pass on CPU)."""
-    words = trick_kernel.pack_bits(hand)
+    words = jaxutil.pack_bits(hand)
     low = jax.lax.population_count(words[0]).astype(jnp.int32)
     in_low = k < low
     word = jnp.where(in_low, words[0], words[1])
@@ -233,7 +234,7 @@ def _kth_card(hand: Array, k: Array) -> Array:
 
 def _card_with(rank: Array, e: Array) -> Array:
     """The card id at place `e` of the shuffled deck (-1 if none)."""
-    return trick_kernel.lowest_bit(trick_kernel.pack_bits(rank == e))
+    return jaxutil.lowest_bit(jaxutil.pack_bits(rank == e))
 
 
 def _spread(values: Array, present: np.ndarray, fill: int = -1) -> Array:
@@ -371,7 +372,7 @@ class KanEnv(Env):
         at place 10q + i is a uniform card of that hand, independent of the hands; spare
         uint32[2] random words for the other chance events of the deal)."""
         pos = _positions(seat_of, dealer, self.num_players)
-        ranks, spare = trick_kernel.random_ranks(key, int(self.deck.sum()))
+        ranks, spare = jaxutil.random_ranks(key, int(self.deck.sum()))
         rank = _spread(ranks, self.deck)
         slot = sum((rank >= ks.HAND_SIZE * q).astype(jnp.int32) for q in range(1, self.active))
         loc = jnp.full(NC, -1)
@@ -426,7 +427,7 @@ class KanEnv(Env):
         h, w = self.layout.pack(g)
         # Materialise the new state once: XLA would otherwise inline its (long, scalar)
         # computation into every element of the legal mask.
-        both = trick_kernel.materialize(jnp.concatenate(
+        both = jaxutil.materialize(jnp.concatenate(
             [h, loc.astype(jnp.int8), cur.astype(jnp.int8)[None]]))
         h, loc, cur = both[: h.size], both[h.size: h.size + NC], both[-1]
         s = s.replace(_loc=loc, _h=h, _w=w, current_player=cur, **common)
@@ -485,25 +486,23 @@ class KanEnv(Env):
         card_suit = (card >= 13).astype(jnp.int32) + (card >= 26) + (card >= 39) + (card >= JK)
         rank = card - 13 * card_suit
         suit = jnp.where(is_jk_lead, a - ks.LEAD_JK, card_suit)  # a JK lead names a suit
-        led = jnp.where(in_play & leading, suit, g["led"])
-        strength = self.trick_strength(suit, rank, led, new["trump"], card == JK, t)
-        better = leading | (strength > g["best_s"])
-        best_s = jnp.where(better, strength, g["best_s"])
-        winner = jnp.where(better, cur, g["best_p"])
-        tpts = jnp.where(leading, 0, g["tpts"]) + ((card < JK) & (rank >= 9))  # KAN-3
-        nplayed = g["nplayed"] + 1
-        complete = in_play & (nplayed == self.active)
+        before = trick_kernel.Trick(led=g["led"], best=g["best_s"], winner=g["best_p"],
+                                    points=g["tpts"], count=g["nplayed"])
+        strength = self.trick_strength(suit, rank, trick_kernel.led_after(before, suit),
+                                       new["trump"], card == JK, t)
+        after, complete = trick_kernel.add_play(before, cur, suit, strength,
+                                                (card < JK) & (rank >= 9), self.active)  # KAN-3
+        trick = jaxutil.tree_where(in_play, after, before)
+        complete = in_play & complete
+        winner = trick.winner
         wk = kankei[winner]
         new.update(
-            led=led,
+            led=trick.led, best_s=trick.best, best_p=winner, tpts=trick.points,
+            nplayed=trick.count,
             jk_named=jnp.where(in_play & leading & is_jk_lead, suit, g["jk_named"]),
-            best_s=jnp.where(in_play, best_s, g["best_s"]),
-            best_p=jnp.where(in_play, winner, g["best_p"]),
-            tpts=jnp.where(in_play, tpts, g["tpts"]),
-            nplayed=jnp.where(in_play, nplayed % self.active, g["nplayed"]),
             trick=t + complete,
-            pk=g["pk"] + jnp.where(complete & wk, tpts, 0),  # KAN-28
-            pm=g["pm"] + jnp.where(complete & ~wk, tpts, 0),
+            pk=g["pk"] + jnp.where(complete & wk, trick.points, 0),  # KAN-28
+            pm=g["pm"] + jnp.where(complete & ~wk, trick.points, 0),
             winners=jnp.where(complete & (jnp.arange(ks.NUM_TRICKS) == t), winner,
                               g["winners"]),
         )
@@ -547,7 +546,7 @@ class KanEnv(Env):
         players = jnp.arange(n)
         deal = g["deal"]
         # Computed once: XLA would otherwise inline the whole trick play into every slot.
-        outcome = trick_kernel.materialize(outcome)
+        outcome = jaxutil.materialize(outcome)
         ended = outcome >= 0
         o = jnp.clip(outcome, 0, ks.NUM_OUTCOMES - 1)
         void = outcome == ks.SHIPPO_VOID
@@ -610,7 +609,7 @@ class KanEnv(Env):
         max(8, B // 16) at a time."""
         nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
         need = own & self._deal_done(nxt) & ~nxt.terminated
-        return update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
+        return jaxutil.update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
 
     def chance_index(self, state: KanState) -> Array:
         """Deals dealt so far after the first: the next deal's chance index."""

@@ -50,6 +50,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
+from kanjax import jaxutil
 from kanjax import trick as trick_kernel
 from kanjax.api import Array, Env, State, common_summary, register_state
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
@@ -187,7 +188,7 @@ class WhistEnv(Env):
 
     def _init(self, key: Array) -> WhistState:
         """A uniform deal: the cards in places 13p..13p+12 of a random permutation go to p."""
-        rank, _ = trick_kernel.random_ranks(key, NUM_CARDS)
+        rank, _ = jaxutil.random_ranks(key, NUM_CARDS)
         return self._start(rank // NUM_TRICKS, self.trump, self.leader)
 
     def _step(self, s: WhistState, action: Array, key: Array) -> WhistState:
@@ -197,24 +198,24 @@ class WhistEnv(Env):
         h = s._h.astype(jnp.int32)
         a = action.astype(jnp.int32)
         cur = s.current_player.astype(jnp.int32)
-        t, leading = h[TRICK], h[NPLAYED] == 0
+        t = h[TRICK]
         suit = a // 13
-        led = jnp.where(leading, suit, h[LED])
-        strength = trick_kernel.card_strength(suit, a % 13, led, h[TRUMP], jnp.bool_(False))
-        better = leading | (strength > h[BEST_S])
-        best_s = jnp.where(better, strength, h[BEST_S])
-        best_p = jnp.where(better, cur, h[BEST_P])
+        before = trick_kernel.Trick(led=h[LED], best=h[BEST_S], winner=h[BEST_P], points=0,
+                                    count=h[NPLAYED])
+        strength = trick_kernel.card_strength(suit, a % 13, trick_kernel.led_after(
+            before, suit), h[TRUMP], jnp.bool_(False))
+        trick, complete = trick_kernel.add_play(before, cur, suit, strength, 0, 4)
+        best_s, best_p = trick.best, trick.winner
         loc = jnp.where(CARD_IDS == a, PLAYED + 4 * t + cur, s._loc.astype(jnp.int32))
-        complete = h[NPLAYED] == 3
         ns_won = complete & (best_p % 2 == 0)
         ew_won = complete & (best_p % 2 == 1)
         ns, ew = h[NS] + ns_won, h[EW] + ew_won
         nxt = jnp.where(complete, best_p, (cur + 1) % 4)  # the winner leads the next trick
-        led = jnp.where(complete, -1, led)
+        led = jnp.where(complete, -1, trick.led)
         done = t + complete == NUM_TRICKS
         winners = jnp.where(complete & (jnp.arange(NUM_TRICKS) == t), best_p, h[WINNERS])
         head = jnp.stack([h[TRUMP], h[FIRST], jnp.where(complete, best_p, h[LEADER]),
-                          t + complete, (h[NPLAYED] + 1) % 4, led, best_s, best_p, ns, ew])
+                          t + complete, trick.count, led, best_s, best_p, ns, ew])
         side = jnp.stack([ns, ew, ns, ew]).astype(jnp.float32)
         hand = loc == nxt
         return s.replace(

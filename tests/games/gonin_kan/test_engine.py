@@ -1018,10 +1018,10 @@ def test_KAN_24_KAN_27_trick_kernel():
 
 
 def test_KAN_8_random_ranks_are_uniform():
-    from kanjax import trick
+    from kanjax import jaxutil
 
     n, draws = 50, 20_000
-    ranks = np.asarray(jax.jit(jax.vmap(lambda k: trick.random_ranks(k, n)[0]))(
+    ranks = np.asarray(jax.jit(jax.vmap(lambda k: jaxutil.random_ranks(k, n)[0]))(
         jax.random.split(jax.random.PRNGKey(2), draws)))
     assert (np.sort(ranks, 1) == np.arange(n)).all()  # permutations
     counts = np.stack([np.bincount(ranks[:, i] // 10, minlength=5) for i in range(n)])
