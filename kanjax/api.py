@@ -130,6 +130,48 @@ class Env(abc.ABC):
         """True when the last step ended a deal (the boundary between deals)."""
         return self._deal_done(state)
 
+    def turn_done(self, state: State) -> Array:
+        """True when the last step ended its mover's turn. A turn of several actions (a Da
+        Bai Fen multi-card lead, a rummy opening of several melds) is staged selections
+        closed by a finishing action; the steps inside it return False. Games whose every
+        turn is one action keep this default."""
+        return jnp.ones(jnp.shape(state.step_count), jnp.bool_)
+
+    # ---- what each game tells the layers above (records, CLI, tournaments, solvers) ----
+    version: ClassVar[str] = "0"  # the engine's version: changes whenever a rule or an
+    # encoding does; a tournament's config hash includes it
+    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal (Kan: kankei, ...)
+    deal_columns: tuple[tuple[str, str], ...] = ()  # the game's own columns of a
+    # tournament's `deals` table: (name, type), type one of int8 int16 int32 bool string
+    # list<int8>
+    max_deals: int = 1  # a match never has more deals than this
+
+    def summary(self, state: State) -> dict[str, Array]:
+        """The comparable facts of a state (jittable, batched or not): `common_summary` and
+        the game's own; differential tests and records compare them."""
+        raise NotImplementedError(f"{self.name}: no summary")
+
+    def render(self, state: State) -> str:
+        """A person's view of one (unbatched) state (`kanjax show`)."""
+        raise NotImplementedError(f"{self.name}: no text view")
+
+    def deal_string(self, state: State) -> str:
+        """The hands as they are now (unbatched) as a deal string `from_deal` reads back."""
+        raise NotImplementedError(f"{self.name}: no deal strings")
+
+    def deal_facts(self, before: State, after: State) -> dict[str, Array]:
+        """The facts of the deal that the step `before` -> `after` finished (jittable,
+        unbatched; read only where `deal_done(after)`): `role` int8[num_players] (an index
+        of `role_names`, -1: none), `side` int8[num_players] (players of one side played
+        the deal together), `won` bool[num_players] (his side won it), `counted` bool (the
+        deal counts in per-deal statistics), and the arrays of the game's `deal_columns`."""
+        raise NotImplementedError(f"{self.name}: no deal facts")
+
+    def deal_row(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """One finished deal's `deal_facts` (numpy, unbatched) as the values of the game's
+        `deal_columns` (e.g. outcome names)."""
+        raise NotImplementedError(f"{self.name}: no deal rows")
+
     # ---- the checked Python path ------------------------------------------------------
     def checked_step(self, state: State, action: int | str, key: Array | None = None) -> State:
         """`step` for one (unbatched) state that raises ValueError on an illegal action."""
