@@ -34,6 +34,21 @@ def follow_mask(hand: Array, suit: Array, led: Array) -> Array:
     return jnp.where(jnp.any(of_led, axis=-1, keepdims=True), of_led, hand)
 
 
+def follow_n_mask(hand: Array, picked: Array, of_led: Array, n: Array) -> Array:
+    """The cards a follower may pick next when he must play `n` cards to a trick of `n` led
+    cards, with `picked` (bool[C], a subset of `hand`) already picked (DBF-25): he plays as
+    many cards of the led suit (`of_led`, bool[C]) as he can, up to `n`. A card of the led
+    suit may always be picked; another only if the slots left after it still hold the led
+    cards he must play. No card once `n` are picked. For n = 1 it is `follow_mask`."""
+    free = hand & ~picked
+    count = jnp.sum(picked, axis=-1, dtype=jnp.int32)
+    must = jnp.minimum(jnp.sum(hand & of_led, axis=-1, dtype=jnp.int32), n)  # led cards due
+    owed = must - jnp.sum(picked & of_led, axis=-1, dtype=jnp.int32)
+    other_ok = n - count - 1 >= owed
+    room = count < n
+    return free & room[..., None] & (of_led | other_ok[..., None])
+
+
 def card_strength(suit: Array, rank: Array, led: Array, trump: Array, top: Array) -> Array:
     """KAN-27 as a number: the card of greatest strength wins the trick. A `top` card TOP; a
     trump TRUMP_BASE + rank; a card of the led suit LED_BASE + rank; any other card 0
