@@ -4,6 +4,12 @@ Each game writes `_init`, `_step` and `_observe`; `Env.step` handles, once for a
 the three things every game must get right: a terminal state stays put (zero rewards), an
 illegal action makes the mover forfeit instead of corrupting the state, and the legal mask
 is all-True at terminal states.
+
+Each game also owns its views, which the layers above (records, the CLI, tournaments, the
+solvers' conversions, the test harnesses) call instead of naming a game: `summary`,
+`render`, `deal_string` / `from_deal`, `deal_facts` / `deal_row` (a tournament's `deals`
+rows), `role_names`, `version`. A turn of several actions is staged selections closed by a
+finishing action, with `turn_done` marking the turn's end: docs/turns.md.
 """
 
 from __future__ import annotations
