@@ -1,30 +1,70 @@
-"""kanjax: batched JAX engines for the Kan family, Da Bai Fen, Konkan, Conquian and whist."""
+"""kanjax: batched JAX engines for traditional card games (the games: `kanjax.games()`)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 from kanjax.api import Env, State
+from kanjax.envs import GAMES
 
-__all__ = ["Env", "State", "games", "make"]
-
-# game name -> "module:factory"; the factory takes the game name and its variant flags.
-_REGISTRY = {
-    "gonin_kan": "kanjax.envs.kan:make_kan",
-    "yonin_kan": "kanjax.envs.kan:make_kan",
-    "gambari_kan": "kanjax.envs.kan:make_kan",
-    "whist": "kanjax.envs.whist:make_whist",
-}
+__all__ = ["Env", "State", "deal_env", "deal_game", "games", "make"]
 
 
 def games() -> list[str]:
     """Names accepted by `make`."""
-    return sorted(_REGISTRY)
+    return sorted(GAMES)
 
 
 def make(name: str, **flags) -> Env:
-    """The environment of game `name` with its variant flags (rules-file defaults otherwise)."""
-    if name not in _REGISTRY:
+    """The environment of game `name` with its variant flags (rules-file defaults otherwise).
+    Envs are immutable values: one instance per game and flags, so that its `jitted`
+    functions compile once per process."""
+    try:
+        return _make(name, tuple(sorted(flags.items())))
+    except TypeError:  # an unhashable flag value: the factory names what is wrong
+        return _new(name, flags)
+
+
+@functools.cache
+def _make(name: str, flags: tuple) -> Env:
+    return _new(name, dict(flags))
+
+
+def _new(name: str, flags: dict) -> Env:
+    if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; games: {', '.join(games())}")
-    module, factory = _REGISTRY[name].split(":")
+    module, factory = GAMES[name].split(":")
     return getattr(importlib.import_module(module), factory)(name, **flags)
+
+
+def deal_game(text: str) -> str:
+    """The game of a deal string (its first word), or of a bridge PBN deal (`kanjax.pbn`):
+    the registered game whose `from_deal` reads PBN."""
+    from kanjax.cards import deal_header
+    from kanjax.pbn import looks_like_pbn
+
+    if not looks_like_pbn(text):
+        return deal_header(text).game
+    return _pbn_game()
+
+
+@functools.cache
+def _pbn_game() -> str:
+    readers = [g for g in games() if make(g).reads_pbn]
+    if not readers:
+        raise ValueError("a PBN deal, but no registered game reads PBN deals")
+    return readers[0]
+
+
+def deal_env(text: str, game: str | None = None, **flags) -> Env:
+    """The env of a deal string: game `game` (default: `deal_game(text)`) with `flags`, plus
+    the variant flags the string's header implies (`Env.deal_flags`) where `flags` does not
+    set them."""
+    from kanjax.cards import deal_header
+    from kanjax.pbn import looks_like_pbn
+
+    game = game or deal_game(text)
+    if not looks_like_pbn(text):
+        flags = make(game).deal_flags(deal_header(text)) | flags
+    return make(game, **flags)

@@ -22,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from kanjax.cards import Deal, Deck
 from kanjax.jaxutil import Array, tree_where
 
 
@@ -146,11 +147,19 @@ class Env(abc.ABC):
     # ---- what each game tells the layers above (records, CLI, tournaments, solvers) ----
     version: ClassVar[str] = "0"  # the engine's version: changes whenever a rule or an
     # encoding does; a tournament's config hash includes it
-    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal (Kan: kankei, ...)
+    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal
     deal_columns: tuple[tuple[str, str], ...] = ()  # the game's own columns of a
     # tournament's `deals` table: (name, type), type one of int8 int16 int32 bool string
     # list<int8>
     max_deals: int = 1  # a match never has more deals than this
+    card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
+    reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
+    card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)
+
+    def deal_flags(self, deal: Deal) -> dict[str, Any]:
+        """The variant flags a deal string's header (`kanjax.cards.deal_header`) implies (a
+        player count, a deck variant); `kanjax.deal_env` makes the env with them."""
+        return {}
 
     def summary(self, state: State) -> dict[str, Array]:
         """The comparable facts of a state (jittable, batched or not): `common_summary` and
@@ -177,6 +186,44 @@ class Env(abc.ABC):
         """One finished deal's `deal_facts` (numpy, unbatched) as the values of the game's
         `deal_columns` (e.g. outcome names)."""
         raise NotImplementedError(f"{self.name}: no deal rows")
+
+    def deal_tally(self, before: State, after: State) -> Array:
+        """int32 counts of how the deal that the step `before` -> `after` finished ended
+        (jittable, unbatched; zeros where no deal ended), summed by `kanjax simulate` and
+        read by `tally_report`; the default counts nothing."""
+        return jnp.zeros(0, jnp.int32)
+
+    def tally_report(self, tally: np.ndarray, returns: np.ndarray, deals: int) -> dict:
+        """`kanjax simulate`'s entries for `deals` finished deals: `tally` the summed
+        `deal_tally`, `returns` float[games, num_players] the match scores."""
+        return {"deals": deals, "mean_returns": [round(float(x), 3) for x in returns.mean(0)]}
+
+    def tally_lines(self, report: dict) -> list[str]:
+        """`tally_report`'s entries as lines of `kanjax simulate`'s text output."""
+        return [f"  deals: {report['deals']}; mean returns per player: "
+                + " / ".join(f"{x:.2f}" for x in report["mean_returns"])]
+
+    # ---- trick play for the double-dummy solvers (`solvers.convert`) --------------------
+    def trick_rules(self) -> dict[str, Any]:
+        """The static trick-play rules as the fields of `solvers.position.Rules` (players in a
+        trick, tricks, per card id its suit, rank and points, ...)."""
+        raise NotImplementedError(f"{self.name}: no double-dummy positions")
+
+    def trick_position(self, state: State) -> dict[str, Any]:
+        """One (unbatched) state in trick play as plain data, seats in play order: `players`
+        (the player in each seat), `hands` (each seat's cards), `trump` (-1: none), `leader`
+        (the current trick's leader's seat), `side` (bool per seat: the side to optimise),
+        `trick` (its cards so far, in order), `led` (its led suit, -1 while empty),
+        `tricks_done`, `taken` / `taken_other` (what the side / the other side has), `moves`
+        (the trick-play moves the legal mask allows). ValueError outside trick play."""
+        raise ValueError(f"{self.name}: no double-dummy positions")
+
+    def trick_start(self, deal: str, key: Array | None = None, trump: Any = None,
+                    leader: Any = None) -> State:
+        """The state at the first card of trick 1 of a deal string: `from_deal`, then the
+        decisions before trick play taken as the game documents (`trump`, `leader`: the
+        choices the rules leave open; ValueError where they fix them otherwise)."""
+        raise ValueError(f"{self.name}: no double-dummy positions")
 
     # ---- the checked Python path ------------------------------------------------------
     def checked_step(self, state: State, action: int | str, key: Array | None = None) -> State:

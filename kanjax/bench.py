@@ -19,11 +19,8 @@ import numpy as np
 import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
-from kanjax.envs import kan_spec as ks
 from kanjax.jaxutil import tree_where
 from kanjax.rollout import game_key, make_rollout, play_batch
-
-CARD_ACTIONS = ks.IKU  # action ids below this play a card (0..56)
 
 
 def process_cpus() -> int:
@@ -57,7 +54,7 @@ def _scan_fn(env: Env, steps: int) -> Callable:
             s, deals, plays = carry
             nxt, action = play_batch(env, (uniform_random,), s, gkeys, seating)
             moved = ~(s.terminated | s.truncated)
-            played = moved & (action < CARD_ACTIONS)
+            played = moved & (action < env.card_actions)
             return (nxt, deals + (env.deal_done(nxt) & moved), plays + played), None
 
         zeros = jnp.zeros(gkeys.shape[0], jnp.int32)
@@ -184,43 +181,39 @@ def format_bench(result: dict) -> str:
 
 
 # ---- simulate ----------------------------------------------------------------------------
-def _kan_deal_stats(before, after):
-    """int32[outcomes, 3]: one count at (outcome, deal number) when this step ended a deal."""
-    from kanjax.envs.kan import summary
+def _deal_stats(env: Env):
+    """The rollout's `stats_fn`: (deals the step ended, the game's `deal_tally`)."""
 
-    s0, s1 = summary(before), summary(after)
-    ended = s1["deal_done"] & (after.step_count != before.step_count)
-    onehot = (jnp.arange(len(ks.OUTCOME_NAMES))[:, None] == s1["last_outcome"]) & (
-        jnp.arange(1, 4)[None, :] == s0["deal"]
-    )
-    return (onehot & ended).astype(jnp.int32)
+    def stats(before, after):
+        ended = env.deal_done(after) & (after.step_count != before.step_count)
+        return ended.astype(jnp.int32), env.deal_tally(before, after)
+
+    return stats
 
 
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
-    """Play `games` random matches in batches; throughput, and for Kan how deals end (other
-    games: the mean returns per player)."""
+    """Play `games` random matches in batches; throughput, and how deals end as the game
+    reports it (`Env.tally_report`; by default the deals and the mean returns per player)."""
     env = kanjax.make(game, **flags)
-    kan = game in ks.GAME_VARIANT
-    run = make_rollout(env, uniform_random, stats_fn=_kan_deal_stats if kan else None)
+    run = make_rollout(env, uniform_random, stats_fn=_deal_stats(env))
     batch = min(batch, games)
     seating = jnp.zeros((batch, env.num_players), jnp.int32)
     key = jax.random.PRNGKey(seed)
     with Clock() as compile_clock:
         run = run.lower(key, seating).compile()
-    counts = np.zeros((len(ks.OUTCOME_NAMES), 3), np.int64)
+    deals, tally = 0, 0
     steps = played = truncated = 0
     returns = []
     with Clock() as clock:
         for b in range(-(-games // batch)):
             out = run(jax.random.fold_in(key, b), seating)
             take = min(batch, games - played)
-            if kan:
-                counts += np.asarray(out.stats)
+            deals += int(out.stats[0])
+            tally = tally + np.asarray(out.stats[1], np.int64)
             steps += int(np.asarray(out.steps)[:take].sum())
             truncated += int(np.asarray(out.state.truncated)[:take].sum())
             returns.append(np.asarray(out.returns)[:take])
             played += take
-    returns = np.concatenate(returns)
     result = {
         "game": game,
         "flags": flags,
@@ -233,24 +226,7 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
         "steps_per_second": round(steps / clock.wall),
         "truncated": truncated,
     }
-    if not kan:  # one deal per game
-        return result | {
-            "deals": played - truncated,
-            "mean_returns": [round(float(x), 3) for x in returns.mean(0)],
-        }
-    decided = counts.sum(0) - counts[ks.SHIPPO_VOID]  # per deal number; void deals excluded
-    kankei_wins = counts[list(ks.KANKEI_WINS)].sum(0)
-    return result | {
-        "deals": int(counts.sum()),
-        "kankei_deal_win_rate": round(float(kankei_wins.sum() / max(decided.sum(), 1)), 4),
-        "kankei_win_rate_by_deal": [
-            round(float(kankei_wins[d] / max(decided[d], 1)), 4) for d in range(3)
-        ],
-        "outcomes": {
-            name: counts[i].tolist() for i, name in enumerate(ks.OUTCOME_NAMES) if counts[i].any()
-        },
-        "mean_abs_match_score": round(float(np.abs(returns).mean()), 3),
-    }
+    return result | env.tally_report(tally, np.concatenate(returns), deals)
 
 
 def format_simulate(r: dict) -> str:
@@ -259,20 +235,8 @@ def format_simulate(r: dict) -> str:
         f"seed {r['seed']})",
         f"  compile {r['compile_seconds']} s; {r['games_per_second']} games/s, "
         f"{r['steps_per_second']} steps/s ({r['wall_seconds']} s)",
+        *kanjax.make(r["game"], **r["flags"]).tally_lines(r),
     ]
-    if "outcomes" not in r:
-        lines.append(f"  deals: {r['deals']}; mean returns per player: "
-                     + " / ".join(f"{x:.2f}" for x in r["mean_returns"]))
-        if r["truncated"]:
-            lines.append(f"  truncated matches: {r['truncated']}")
-        return "\n".join(lines)
-    lines += [
-        f"  deals: {r['deals']}; kankei win {r['kankei_deal_win_rate']:.1%} "
-        f"(deal 1/2/3: " + " / ".join(f"{x:.1%}" for x in r["kankei_win_rate_by_deal"]) + ")",
-        "  how deals end (deal 1 / 2 / 3):",
-    ]
-    for name, per_deal in r["outcomes"].items():
-        lines.append(f"    {name:<20} " + " / ".join(f"{n:>7}" for n in per_deal))
     if r["truncated"]:
         lines.append(f"  truncated matches: {r['truncated']}")
     return "\n".join(lines)

@@ -1,16 +1,16 @@
-"""Decks, card ids, card tokens and deal strings for every kanjax game.
+"""Card notation: tokens, decks as token tables, hands and deal strings.
 
-Token: rank then suit, ranks `2-9 T J Q K A`, suits `S H D C` (`AS`, `TH`, `7C`); jokers `JK`
-(Kan, Konkan), `BJ` / `RJ` (Da Bai Fen). Each game numbers its cards as its rules file's
-encoding notes say, so a `Deck` converts between tokens and that game's ids.
+Token: rank then suit, ranks `2-9 T J Q K A`, suits `S H D C` (`AS`, `TH`, `7C`); jokers `JK`,
+`BJ` / `RJ`. Each game numbers its cards as its rules file's encoding notes say and declares
+its `Deck` (`Env.card_deck`), which converts between tokens and that game's ids.
 
 A deal string names the game, header fields and every hand in seat order, with optional named
 sections (a kitty, a stock):
 
-    gonin_kan dealer=0 | AS KS 2S ... | ... | kitty: 3C 4C
+    <game> dealer=0 | AS KS 2S ... | ... | kitty: 3C 4C
 
-`parse_deal(format_deal(d)) == d`; malformed input raises `CardError` naming the bad token and
-its character position.
+`parse_deal(format_deal(d, deck), deck) == d`; malformed input raises `CardError` naming the
+bad token and its character position.
 """
 
 from __future__ import annotations
@@ -89,6 +89,20 @@ class Deck:
         """Ids sorted for display: by suit in `S H D C` order, high rank first, jokers first."""
         return tuple(sorted(cards, key=self._display_key))
 
+    def format_by_suit(self, cards) -> str:
+        """A hand for people: jokers, then each suit's ranks (`JK  S:AK2  H:-  D:Q  C:T9`)."""
+        groups = {s: [] for s in SUIT_CHARS}
+        jokers = []
+        for c in self.sort_hand(cards):
+            tok = self.token(c)
+            if tok[1] in groups:
+                groups[tok[1]].append(tok[0])
+            else:
+                jokers.append(tok)
+        parts = [" ".join(jokers)] if jokers else []
+        parts += [f"{s}:{''.join(r) or '-'}" for s, r in groups.items()]
+        return "  ".join(parts)
+
     def _display_key(self, card: int) -> tuple[int, int]:
         tok = self.token(card)
         if tok[1] not in SUIT_CHARS:  # a joker
@@ -107,57 +121,25 @@ def _tokens_with_positions(text: str):
         pos += len(tok)
 
 
-def _tokens(order_suits: str, order_ranks: str, keep=lambda suit, rank: True) -> list[str | None]:
-    return [
-        r + s if keep(s, r) else None for s in order_suits for r in order_ranks
-    ]
+def suited_tokens(suits: str, ranks: str, keep=lambda suit, rank: True) -> list[str | None]:
+    """Tokens of the ids `len(ranks) * suit_index + rank_index`, suits in `suits` order, for a
+    game's `Deck` (None where `keep(suit, rank)` is False: no card has that id)."""
+    return [r + s if keep(s, r) else None for s in suits for r in ranks]
 
 
-def _kan_deck(name: str, keep) -> Deck:
-    # kan.md §15: c = 13*suit + (rank - 2), suits C D H S; JK = 52.
-    return Deck(name, tuple(_tokens("CDHS", RANK_CHARS, keep) + ["JK"]))
+@functools.cache
+def _game_deck(game: str, flags: tuple) -> Deck:
+    import kanjax  # the registry; imported late: the games import this module
 
-
-def _yonin_keep(removed_five: str):
-    def keep(s: str, r: str) -> bool:
-        return r not in "234" and not (r == "5" and s == removed_five)
-
-    return keep
-
-
-DECKS = {
-    # KAN-1: Gonin removes 2C 2D 2H.
-    "gonin_kan": _kan_deck("gonin_kan", lambda s, r: not (r == "2" and s != "S")),
-    # KAN-1, KAN-49: Yonin removes every 2, 3, 4 and one 5 (flag yonin_removed_five).
-    "yonin_kan": _kan_deck("yonin_kan", _yonin_keep("S")),
-    "yonin_kan_5c": _kan_deck("yonin_kan_5c", _yonin_keep("C")),
-    # KAN-1: Gambari keeps 8..A of every suit, 7S and JK.
-    "gambari_kan": _kan_deck("gambari_kan", lambda s, r: r in "89TJQKA" or r + s == "7S"),
-    # DBF §encoding: 13*s + r, S H D C, 2..A; BJ = 52, RJ = 53.
-    "da_bai_fen": Deck("da_bai_fen", tuple(_tokens("SHDC", RANK_CHARS) + ["BJ", "RJ"])),
-    # KON-1 / encoding: type 13*s + r, S H D C, A 2..K; JK = 52; two copies of each.
-    "konkan": Deck("konkan", tuple(_tokens("SHDC", "A23456789TJQK") + ["JK"]), copies=2),
-    # CQ-1 / encoding: 10*s + r, S H D C, A 2 3 4 5 6 7 J Q K.
-    "conquian": Deck("conquian", tuple(_tokens("SHDC", "A234567JQK"))),
-    # Bridge whist: 13*s + r, S H D C, 2..A.
-    "whist": Deck("whist", tuple(_tokens("SHDC", RANK_CHARS))),
-}
-
-
-YONIN_REMOVED_FIVES = ("S", "C")  # KAN-49, KAN-76
+    if game not in kanjax.games():
+        raise CardError(f"no deck for game {game!r}; games: {', '.join(kanjax.games())}")
+    return kanjax.make(game, **dict(flags)).card_deck
 
 
 def deck(game: str, **flags) -> Deck:
-    """The deck of `game` (a `kanjax.games()` name); Yonin takes `yonin_removed_five`."""
-    if game == "yonin_kan":
-        five = flags.get("yonin_removed_five", "S")
-        if five not in YONIN_REMOVED_FIVES:
-            raise CardError(f"bad yonin_removed_five {five!r}: want 'S' or 'C' (KAN-49)")
-        return DECKS["yonin_kan_5c" if five == "C" else "yonin_kan"]
-    try:
-        return DECKS[game]
-    except KeyError:
-        raise CardError(f"no deck for game {game!r}; games: {', '.join(DECKS)}") from None
+    """The deck of the registered game `game` under its variant `flags`: the game's own
+    `Env.card_deck` (a bad flag raises ValueError)."""
+    return _game_deck(game, tuple(sorted(flags.items())))
 
 
 # ---- deal strings -------------------------------------------------------------------------
@@ -177,30 +159,28 @@ class Deal:
         return dict(self.sections).get(name)
 
 
-def parse_deal(text: str, **deck_flags) -> Deal:
-    """Parse `game key=value ... | hand | hand ... | name: cards`."""
-    parts = text.split("|")
-    head = parts[0]
+def deal_header(text: str) -> Deal:
+    """The game and the header fields of a deal string (its hands unread)."""
+    head = text.split("|")[0]
     words = list(_tokens_with_positions(head))
     if not words:
         raise CardError("empty deal string: it must start with the game name")
-    game_pos, game = words[0]
-    if game not in DECKS:
-        raise CardError(
-            f"no deck for game {game!r} at character {game_pos}; games: {', '.join(DECKS)}"
-        )
     fields = []
     for pos, word in words[1:]:
         key, eq, value = word.partition("=")
         if not eq or not key or not value:
             raise CardError(f"bad deal header field {word!r} at character {pos}: want key=value")
-        if key == "yonin_removed_five" and value not in YONIN_REMOVED_FIVES:
-            raise CardError(f"bad deal header field {word!r} at character {pos}: want S or C")
         fields.append((key, value))
-    flags = {k: v for k, v in fields if k == "yonin_removed_five"} | deck_flags
-    the_deck = deck(game, **flags)
+    return Deal(words[0][1], tuple(fields))
+
+
+def parse_deal(text: str, deck: Deck) -> Deal:
+    """Parse `game key=value ... | hand | hand ... | name: cards`, the cards with `deck` (the
+    game's: `Env.card_deck`)."""
+    header = deal_header(text)
+    parts = text.split("|")
     hands, sections = [], []
-    offset = len(head) + 1
+    offset = len(parts[0]) + 1
     for part in parts[1:]:
         name, colon, cards = part.partition(":")
         if colon:
@@ -208,19 +188,18 @@ def parse_deal(text: str, **deck_flags) -> Deal:
                 pos = offset + len(name) - len(name.lstrip())
                 msg = f"bad section name {name.strip()!r} at character {pos}: want one word"
                 raise CardError(msg)
-            sections.append((name.strip(), the_deck.parse_hand(cards, offset + len(name) + 1)))
+            sections.append((name.strip(), deck.parse_hand(cards, offset + len(name) + 1)))
         else:
             if sections:
                 raise CardError(f"hand after a named section at character {offset}")
-            hands.append(the_deck.parse_hand(part, offset))
+            hands.append(deck.parse_hand(part, offset))
         offset += len(part) + 1
-    return Deal(game, tuple(fields), tuple(hands), tuple(sections))
+    return dataclasses.replace(header, hands=tuple(hands), sections=tuple(sections))
 
 
-def format_deal(deal: Deal, **deck_flags) -> str:
-    flags = {k: v for k, v in deal.fields if k == "yonin_removed_five"} | deck_flags
-    the_deck = deck(deal.game, **flags)
+def format_deal(deal: Deal, deck: Deck) -> str:
+    """The deal string of `deal`, its cards written with `deck`."""
     head = " ".join([deal.game] + [f"{k}={v}" for k, v in deal.fields])
-    parts = [head] + [the_deck.format_hand(h) for h in deal.hands]
-    parts += [f"{name}: {the_deck.format_hand(cards)}" for name, cards in deal.sections]
+    parts = [head] + [deck.format_hand(h) for h in deal.hands]
+    parts += [f"{name}: {deck.format_hand(cards)}" for name, cards in deal.sections]
     return " | ".join(parts)

@@ -82,29 +82,18 @@ def _cmd_show(args) -> None:
 
     import kanjax
     from kanjax import records
-    from kanjax.cards import parse_deal
-    from kanjax.pbn import looks_like_pbn
-    from kanjax.render import show
 
     target = args.target
     if Path(target).is_file():
         record = records.load(target)
         m = records.Match(record["game"], record.get("flags", {}), record["seed"],
-                           record.get("start"))
+                          record.get("start"))
         for name in record["actions"][: args.step]:
             m.step(m.env.action_from_name(name, m.state))
-        print(show(m.env, m.state))
+        print(m.env.render(m.state))
         return
-    flags = set_flags(args.set)
-    if looks_like_pbn(target):  # a bridge PBN deal: whist
-        game = "whist"
-    else:
-        deal = parse_deal(target)
-        game = deal.game
-        if deal.field("players"):
-            flags.setdefault("players", int(deal.field("players")))
-    env = kanjax.make(game, **flags)
-    print(show(env, env.from_deal(target, jax.random.PRNGKey(args.seed))))
+    env = kanjax.deal_env(target, **set_flags(args.set))
+    print(env.render(env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -148,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     p.set_defaults(fn=_cmd_replay)
 
     p = sub.add_parser("show", help="render a deal string, or a record at --step, as text")
-    p.add_argument("target", help="a deal string, a PBN deal (whist) or a record file")
+    p.add_argument("target", help="a deal string, a bridge PBN deal or a record file")
     p.add_argument("--step", type=int, default=0, help="with a record: after this many actions")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--set", action="append", metavar="KEY=VALUE")

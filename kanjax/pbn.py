@@ -1,11 +1,11 @@
-"""Bridge PBN deal notation (the `Deal` tag of PBN 2.1, as DDS reads it) for the whist deck.
+"""Bridge PBN deal notation (the `Deal` tag of PBN 2.1, as DDS reads it) for the bridge deck.
 
     N:Q7.KQ.8752.96542 9864.64.AKJ.AKJT 32.JT98732.T93.7 AKJT5.A5.Q64.Q83
 
 A seat letter (`N E S W`), a colon, then four hands clockwise from that seat, separated by
 spaces. A hand is `spades.hearts.diamonds.clubs`, each suit its ranks from `AKQJT98765432`
-(an empty suit is a void; the ten is `T`). Cards are whist ids, `13 * suit + rank` with suits
-S H D C = 0..3 and ranks 2..A = 0..12 (`kanjax.cards.deck("whist")`); seats N E S W = 0..3.
+(an empty suit is a void; the ten is `T`). Cards are bridge ids, `13 * suit + rank` with
+suits S H D C = 0..3 and ranks 2..A = 0..12; seats N E S W = 0..3.
 These are DDS's orders too (hands N E S W, suits S H D C).
 
 `parse_pbn(format_pbn(hands)) == hands` for hands given as sorted tuples; malformed text
@@ -35,7 +35,7 @@ def _token(card: int) -> str:
 
 def parse_pbn(text: str) -> tuple[tuple[int, ...], ...]:
     """A full PBN deal -> the four hands in seat order N, E, S, W, each a sorted tuple of
-    whist card ids. Leading and trailing white space is ignored (positions count it)."""
+    bridge card ids. Leading and trailing white space is ignored (positions count it)."""
     start = len(text) - len(text.lstrip())
     body = text.strip()
     if not body:
@@ -90,7 +90,7 @@ def parse_pbn(text: str) -> tuple[tuple[int, ...], ...]:
 
 
 def format_pbn(hands: Sequence[Iterable[int]], first: str = "N") -> str:
-    """The four hands (seat order N, E, S, W; whist card ids) as a PBN deal starting at seat
+    """The four hands (seat order N, E, S, W; bridge card ids) as a PBN deal starting at seat
     `first`; ranks high to low within each suit. Any distinct cards are written (a partial
     deal too); `parse_pbn` reads back full deals only."""
     if len(first) != 1 or first not in SEATS:

@@ -20,7 +20,6 @@ import numpy as np
 import kanjax
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.render import deal_string
 from kanjax.rollout import Policy, game_key, step_keys
 
 FORMAT = "kanjax-record/1"
@@ -62,7 +61,7 @@ def play_record(
     flags = dict(flags or {})
     m = Match(game, flags, seed, start)
     observe = m.env.jitted("observe")
-    deals = [{"step": 0, "deal": deal_string(m.env, m.state)}]
+    deals = [{"step": 0, "deal": m.env.deal_string(m.state)}]
     actions = []
     while not m.done:
         pkey, _ = m.keys()
@@ -71,7 +70,7 @@ def play_record(
         actions.append(m.env.action_name(action, m.state))
         m.step(action)
         if bool(m.env.deal_done(m.state)) and not m.done:
-            deals.append({"step": len(actions), "deal": deal_string(m.env, m.state)})
+            deals.append({"step": len(actions), "deal": m.env.deal_string(m.state)})
     return {
         "format": FORMAT,
         "game": game,
@@ -107,9 +106,9 @@ def replay(record: dict) -> ReplayResult:
         return ReplayResult(False, 0, f"cannot start the match: {err}")
     deals = {d["step"]: d["deal"] for d in record.get("deals", [])}
     for i, name in enumerate(record["actions"]):
-        if i in deals and deals[i] != deal_string(m.env, m.state):
+        if i in deals and deals[i] != m.env.deal_string(m.state):
             return ReplayResult(False, i, f"step {i}: the deal differs from the record:\n"
-                                f"  record: {deals[i]}\n  engine: {deal_string(m.env, m.state)}")
+                                f"  record: {deals[i]}\n  engine: {m.env.deal_string(m.state)}")
         if m.done:
             return ReplayResult(False, i, f"step {i}: the match is already over, "
                                 f"but the record goes on with {name!r}")
@@ -122,7 +121,7 @@ def replay(record: dict) -> ReplayResult:
             return ReplayResult(False, i, f"step {i}: {name!r} is illegal here; legal: {legal}")
         m.step(action)
     n = len(record["actions"])
-    if n in deals and deals[n] != deal_string(m.env, m.state):
+    if n in deals and deals[n] != m.env.deal_string(m.state):
         return ReplayResult(False, n, f"step {n}: the deal differs from the record")
     if bool(m.state.terminated) != record.get("terminated", True):
         return ReplayResult(False, n, f"after step {n}: terminated={bool(m.state.terminated)}")
@@ -137,14 +136,14 @@ def record_of_actions(game: str, flags: dict[str, Any], seed: int, game_index: i
                       actions: list[int], scores: list[float]) -> dict:
     """A record of a match known by its action ids (e.g. a tournament's `games` row)."""
     m = Match(game, flags, seed, None, game_index)
-    names, deals = [], [{"step": 0, "deal": deal_string(m.env, m.state)}]
+    names, deals = [], [{"step": 0, "deal": m.env.deal_string(m.state)}]
     for a in actions:
         if m.done:
             raise ValueError(f"the match ended after {len(names)} of {len(actions)} actions")
         names.append(m.env.action_name(int(a), m.state))
         m.step(int(a))
         if bool(m.env.deal_done(m.state)) and not m.done:
-            deals.append({"step": len(names), "deal": deal_string(m.env, m.state)})
+            deals.append({"step": len(names), "deal": m.env.deal_string(m.state)})
     return {"format": FORMAT, "game": game, "flags": flags, "seed": seed,
             "game_index": game_index, "start": None, "deals": deals, "actions": names,
             "scores": [float(x) for x in scores], "terminated": bool(m.state.terminated)}

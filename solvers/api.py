@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS
 from kanjax.pbn import SEATS
 from solvers import search
-from solvers.convert import WHIST_TRUMPS
 from solvers.position import Position, Rules
 
 
@@ -173,7 +173,7 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
 
 def table_positions(deals: Sequence[Position]) -> list[Position]:
     """The 20 positions of each deal's double-dummy table (`dd_tables`): every strain (in
-    `convert.WHIST_TRUMPS` order), every leader (N E S W), the leader's side."""
+    `kanjax.envs.whist.TRUMPS` order), every leader (N E S W), the leader's side."""
     out = []
     for i, deal in enumerate(deals):
         if deal.rules.game != "whist" or deal.trick:

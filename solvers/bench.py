@@ -56,7 +56,6 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
     """Gonin Kan deal-1 positions (kankei side, default leader), after random play down to
     `cards` cards a hand."""
     import kanjax
-    from kanjax import render
     from solvers import convert
 
     env = kanjax.make("gonin_kan")
@@ -64,7 +63,7 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
     out = []
     for k in range(deals):
         state = env.init(jax.random.PRNGKey(seed * 100_003 + k))
-        pos, _ = convert.from_deal(render.deal_string(env, state))
+        pos, _ = convert.from_deal(env.deal_string(state))
         while pos.cards_left > cards * pos.rules.n:
             pos = ref.play(pos, rng.choice(ref.legal_moves(pos)))
         out.append(pos)

@@ -16,9 +16,9 @@ import argparse
 import json
 
 from kanjax.cli import set_flags
+from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS
 from kanjax.pbn import SEATS
 from solvers import api, convert, kan_questions
-from solvers.convert import WHIST_TRUMPS
 
 
 def _move_token(pos, move: int) -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS
 from kanjax.pbn import SEATS
-from solvers.convert import WHIST_TRUMPS
 from solvers.position import NO_TRUMP, WHIST, Position
 
 SIDES = ("leader", "other", "NS", "EW")  # random_whist_position's `side`

@@ -59,7 +59,7 @@ def open_choices(text: str, game: str | None = None, *, trump=None, leader=None,
     game = game or convert.deal_game(text)
     if game not in ("gonin_kan", "yonin_kan"):
         return [{"trump": trump, "leader": leader}]
-    env = convert.kan_env(text, game, **flags)
+    env = convert.deal_env(text, game, **flags)
     state = env.from_deal(text)
     g = {k: np.asarray(v) for k, v in env.layout.unpack(state).items()}
     phase = int(g["phase"])

@@ -1,5 +1,6 @@
-"""kanjax.cards: decks (KAN-1/3/49, DBF-1, KON-1, CQ-1 and the rules files' encoding notes),
-card tokens, hands and deal strings."""
+"""kanjax.cards: card tokens, hands and deal strings, on the games' decks (KAN-1/3/49, the
+whist deck) and on the decks of the games to come as their rules files' encoding notes give
+them (DBF-1, KON-1, CQ-1)."""
 
 import re
 
@@ -7,9 +8,30 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kanjax.cards import DECKS, CardError, Deal, Deck, deck, format_deal, parse_deal
+import kanjax
+from kanjax.cards import (
+    RANK_CHARS,
+    CardError,
+    Deal,
+    Deck,
+    deal_header,
+    deck,
+    format_deal,
+    parse_deal,
+    suited_tokens,
+)
+from kanjax.envs import kan_spec
 
 KAN_DECKS = ["gonin_kan", "yonin_kan", "yonin_kan_5c", "gambari_kan"]
+OTHER_DECKS = {
+    # DBF §encoding: 13*s + r, S H D C, 2..A; BJ = 52, RJ = 53.
+    "da_bai_fen": Deck("da_bai_fen", tuple(suited_tokens("SHDC", RANK_CHARS) + ["BJ", "RJ"])),
+    # KON-1 / encoding: type 13*s + r, S H D C, A 2..K; JK = 52; two copies of each.
+    "konkan": Deck("konkan", tuple(suited_tokens("SHDC", "A23456789TJQK") + ["JK"]), copies=2),
+    # CQ-1 / encoding: 10*s + r, S H D C, A 2 3 4 5 6 7 J Q K.
+    "conquian": Deck("conquian", tuple(suited_tokens("SHDC", "A234567JQK"))),
+}
+DECKS = kan_spec.DECKS | {"whist": deck("whist")} | OTHER_DECKS
 
 
 def by_suit(d: Deck) -> dict[str, str]:
@@ -70,8 +92,10 @@ def test_KAN_1_KAN_49_yonin_deck_5C_variant():
 
 @pytest.mark.parametrize("bad", ["H", "D", "s", "", "5S"])
 def test_KAN_49_yonin_removed_five_must_be_S_or_C(bad):
-    with pytest.raises(CardError, match="yonin_removed_five"):
+    with pytest.raises(ValueError, match="yonin_removed_five"):
         deck("yonin_kan", yonin_removed_five=bad)
+    with pytest.raises(CardError, match="yonin_removed_five"):
+        kan_spec.deck("yonin_kan", yonin_removed_five=bad)
 
 
 def test_KAN_1_gambari_deck():
@@ -108,7 +132,7 @@ def test_KAN_15_card_ids(name):
 
 # ---- other games --------------------------------------------------------------------------
 def test_DBF_1_deck_and_ids():
-    d = deck("da_bai_fen")
+    d = DECKS["da_bai_fen"]
     assert d.size == 54 and d.num_ids == 54 and d.copies == 1
     s = by_suit(d)
     assert s["S"] == s["H"] == s["D"] == s["C"] == "23456789TJQKA"
@@ -122,7 +146,7 @@ def test_DBF_1_deck_and_ids():
 
 
 def test_KON_1_deck_and_types():
-    d = deck("konkan")
+    d = DECKS["konkan"]
     assert d.copies == 2 and len(d.ids) == 53 and d.num_ids == 53 and d.size == 106
     s = by_suit(d)
     assert all(sorted(s[x]) == sorted("A23456789TJQK") for x in "SHDC")
@@ -135,7 +159,7 @@ def test_KON_1_deck_and_types():
 
 
 def test_CQ_1_deck_and_ids():
-    d = deck("conquian")
+    d = DECKS["conquian"]
     assert d.size == 40 and d.num_ids == 40
     s = by_suit(d)
     assert all(s[x] == "A234567JQK" for x in "SHDC")
@@ -160,6 +184,12 @@ def test_whist_deck_and_ids():
 def test_unknown_game_has_no_deck():
     with pytest.raises(CardError, match="'nope'"):
         deck("nope")
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_every_game_declares_its_deck(game):
+    env = kanjax.make(game)
+    assert deck(game) is env.card_deck and env.card_deck.size > 0
 
 
 # ---- tokens -------------------------------------------------------------------------------
@@ -224,7 +254,7 @@ def test_hand_holding_a_card_too_often_raises(name, hand, pos):
 
 
 def test_konkan_hand_may_hold_two_copies():
-    d = deck("konkan")
+    d = DECKS["konkan"]
     assert d.parse_hand("JK AS JK AS") == (52, 0, 52, 0)
 
 
@@ -235,15 +265,15 @@ def test_hand_round_trip_and_sort():
     assert d.format_hand(h) == "3C JK AS TH 2S KS"
     assert d.format_hand(d.sort_hand(h)) == "JK AS KS 2S TH 3C"
     assert d.parse_hand("") == () and d.format_hand(()) == ""
-    dbf = deck("da_bai_fen")
+    dbf = DECKS["da_bai_fen"]
     assert dbf.format_hand(dbf.sort_hand(dbf.parse_hand("2S BJ AS RJ"))) == "RJ BJ AS 2S"
 
 
 # ---- deal strings -------------------------------------------------------------------------
 def test_deal_string_example():
     text = "gonin_kan dealer=0 | AS KS 2S | 3C | kitty: 3D 4D"
-    d = parse_deal(text)
     g = deck("gonin_kan")
+    d = parse_deal(text, g)
     assert d == Deal(
         "gonin_kan",
         (("dealer", "0"),),
@@ -252,18 +282,29 @@ def test_deal_string_example():
     )
     assert d.field("dealer") == "0" and d.field("nope", "x") == "x"
     assert d.section("kitty") == (14, 15) and d.section("stock") is None
-    assert format_deal(d) == text
+    assert format_deal(d, g) == text
+    assert deal_header(text) == Deal("gonin_kan", (("dealer", "0"),))
 
 
-def test_deal_yonin_flag_from_header_or_argument():
-    d = parse_deal("yonin_kan yonin_removed_five=C | 5S 6C")
-    assert d.hands == ((DECKS["yonin_kan_5c"].card("5S"), 4),)
-    assert parse_deal(format_deal(d)) == d
+def test_deal_cards_are_read_with_the_deck_given():
+    five_c = DECKS["yonin_kan_5c"]
+    d = parse_deal("yonin_kan yonin_removed_five=C | 5S 6C", five_c)
+    assert d.hands == ((five_c.card("5S"), 4),)
+    assert parse_deal(format_deal(d, five_c), five_c) == d
     with pytest.raises(CardError, match="'5C'"):
-        parse_deal("yonin_kan yonin_removed_five=C | 5C")
+        parse_deal("yonin_kan | 5C", five_c)
     with pytest.raises(CardError, match="'5S'"):
-        parse_deal("yonin_kan | 5S")
-    assert parse_deal("yonin_kan | 5S", yonin_removed_five="C").hands == ((42,),)
+        parse_deal("yonin_kan | 5S", DECKS["yonin_kan"])
+
+
+def test_KAN_49_the_header_names_the_yonin_deck_for_deal_env():
+    env = kanjax.deal_env("yonin_kan yonin_removed_five=C | 5S 6C")
+    assert env.config.yonin_removed_five == "C" and env.card_deck is DECKS["yonin_kan_5c"]
+    assert kanjax.deal_env("yonin_kan | 5S").config.yonin_removed_five == "S"
+    with pytest.raises(ValueError, match="yonin_removed_five"):
+        kanjax.deal_env("yonin_kan yonin_removed_five=H | AS")
+    with pytest.raises(ValueError, match="unknown game 'nope'"):
+        kanjax.deal_env("  nope dealer=0 | AS")
 
 
 @pytest.mark.parametrize(
@@ -276,8 +317,6 @@ def test_deal_yonin_flag_from_header_or_argument():
         ("gonin_kan dealer | AS", "dealer", 10),
         ("gonin_kan =0 | AS", "=0", 10),
         ("gonin_kan dealer= | AS", "dealer=", 10),
-        ("  nope dealer=0 | AS", "nope", 2),
-        ("yonin_kan yonin_removed_five=H | AS", "yonin_removed_five=H", 10),
         ("gonin_kan | AS | AS KS: QS", "AS KS", 17),
         ("gonin_kan | AS |  : QS", "", 18),
         ("da_bai_fen | BJ RJ | JK", "JK", 21),
@@ -286,7 +325,7 @@ def test_deal_yonin_flag_from_header_or_argument():
 def test_malformed_deal_names_token_and_position(text, bad, pos):
     assert text[pos:].startswith(bad)
     with pytest.raises(CardError) as err:
-        parse_deal(text)
+        parse_deal(text, DECKS[text.split()[0]])
     msg = str(err.value)
     assert repr(bad) in msg and f"character {pos}" in msg
 
@@ -294,12 +333,14 @@ def test_malformed_deal_names_token_and_position(text, bad, pos):
 @pytest.mark.parametrize("text", ["", "   ", " | AS KS"])
 def test_deal_without_game_raises(text):
     with pytest.raises(CardError, match="game name"):
-        parse_deal(text)
+        deal_header(text)
+    with pytest.raises(CardError, match="game name"):
+        parse_deal(text, DECKS["whist"])
 
 
 def test_hand_after_section_raises():
     with pytest.raises(CardError, match="character 23"):
-        parse_deal("gonin_kan | kitty: 3C | AS")
+        parse_deal("gonin_kan | kitty: 3C | AS", DECKS["gonin_kan"])
 
 
 # ---- properties ---------------------------------------------------------------------------
@@ -339,14 +380,15 @@ def deals(draw):
             )
         )
     )
-    return Deal(game, fields, hands, sections)
+    return Deal(game, fields, hands, sections), d
 
 
 @given(deals())
-def test_parse_deal_inverts_format_deal(d):
-    text = format_deal(d)
-    assert parse_deal(text) == d
-    assert format_deal(parse_deal(text)) == text
+def test_parse_deal_inverts_format_deal(deal_and_deck):
+    d, the_deck = deal_and_deck
+    text = format_deal(d, the_deck)
+    assert parse_deal(text, the_deck) == d
+    assert format_deal(parse_deal(text, the_deck), the_deck) == text
 
 
 @st.composite

@@ -50,6 +50,9 @@ def test_cli_replay_and_show(record, tmp_path, capsys):
     assert "round 1/1" in out and "to act: P" in out
     main(["show", record["deals"][0]["deal"]])
     assert "seat 4" in capsys.readouterr().out
+    main(["show", str(path), "--step", str(len(record["actions"]))])
+    out = capsys.readouterr().out  # the end of the match: no "round 2/1", no 5-player dealer
+    assert "round 1/1" in out and "match over" in out and "dealer  " not in out
 
 
 def test_cli_reports_bad_input_without_traceback(tmp_path, capsys):
@@ -96,3 +99,14 @@ def test_whist_record_replay_show_and_simulate(tmp_path, capsys):
     r = simulate("whist", games=8, batch=4, seed=1, trump="H")
     assert r["games"] == r["deals"] == 8 and r["truncated"] == 0
     assert sum(r["mean_returns"][:2]) == pytest.approx(13)
+
+
+def test_KAN_16_show_names_the_six_player_dealer(tmp_path, capsys):
+    record = records.play_record("gonin_kan", {"players": 6, "n_rounds": 1}, seed=2)
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    main(["show", str(path), "--step", "2"])
+    out = capsys.readouterr().out
+    dealer = int(out.split("dealer P")[1].split()[0])
+    assert [line for line in out.splitlines() if "dealer  " in line] == [
+        line for line in out.splitlines() if line.startswith("seat ") and f"P{dealer} " in line]

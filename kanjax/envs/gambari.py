@@ -24,11 +24,12 @@ from kanjax.envs.kan import (
     action_mask,
     gonin_joker_cards,
 )
+from kanjax.envs.kan_views import KanViews
 
 FIRST_TARGET = 9  # KAN-65
 
 
-class GambariKanEnv(KanEnv):
+class GambariKanEnv(KanViews, KanEnv):
     """Gambari Kan (`gambari_kan`): a whole match of `n_rounds` one-deal rounds."""
 
     active = 3

@@ -39,12 +39,13 @@ from kanjax.envs.kan import (
     action_mask,
     gonin_joker_cards,
 )
+from kanjax.envs.kan_views import KanViews
 
 ACTIVE = 5  # active players per trick (KAN-16)
 ACES_JK = np.array([12, 25, 38, 51, JK])  # KAN-71
 
 
-class GoninKanEnv(KanEnv):
+class GoninKanEnv(KanViews, KanEnv):
     """Gonin Kan (`gonin_kan`, `players=5|6`): a whole match of `n_rounds` rounds."""
 
     active = ACTIVE

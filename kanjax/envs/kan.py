@@ -93,7 +93,7 @@ for _k in range(ks.NUM_SIGNALS):
     SIG_TABLE[_k, 0] = _form
     SIG_TABLE[_k, 1 : 1 + len(_shown)] = _shown
 
-_TOK = cards_mod.deck("gonin_kan")
+_TOK = ks.deck("gonin_kan")
 # Kan card tokens by id for every id 0..52 (cards outside a deck still name actions).
 CARD_TOKENS = tuple(cards_mod.RANK_CHARS[c % 13] + ks.SUITS[c // 13] for c in range(52)) + (
     "JK",)
@@ -347,14 +347,15 @@ class KanEnv(Env):
         self.num_players = config.players
         self.num_actions = ks.NUM_ACTIONS
         self.illegal_action_penalty = config.illegal_action_penalty
+        self.card_deck = ks.deck(self.name, **self._deck_flags())  # tokens <-> ids
         self.deck = np.zeros(NC, bool)
-        self.deck[list(cards_mod.deck(self.name, **self._deck_flags()).ids)] = True
+        self.deck[list(self.card_deck.ids)] = True
         self._mult, self._add, self._w3, self._kwin = deal_tables(config)
         self.layout = Layout(self.num_players)
         self._obs_layout = obs_layout(self.num_players, config.variant)
 
     def _deck_flags(self) -> dict:
-        """The flags of `kanjax.cards.deck` for this variant's deck."""
+        """The flags of `kan_spec.deck` for this variant's deck."""
         return {}
 
     def __hash__(self) -> int:
@@ -768,7 +769,7 @@ class KanEnv(Env):
     def from_deal(self, deal: str, key: Array | None = None) -> KanState:
         """A state from a deal string; see the variant's `_from_deal` for its fields."""
         n = self.num_players
-        d = cards_mod.parse_deal(deal, **self._deck_flags())
+        d = cards_mod.parse_deal(deal, self.card_deck)
         if d.game != self.name:
             raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
         keys = [k for k, _ in d.fields]

@@ -30,14 +30,53 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from kanjax.cards import RANK_CHARS, CardError, Deck, suited_tokens
+
 # ---- cards (KAN-1..KAN-4, §15) -----------------------------------------------------------
-SUITS = "CDHS"  # suit index order of Kan card ids (tokens: kanjax.cards.deck)
+SUITS = "CDHS"  # suit index order of Kan card ids (tokens: `deck`)
 JK = 52
 NUM_CARDS = 53
 HAND_SIZE = 10
 NUM_TRICKS = 10
 KANKEI_TARGET = (0, 9, 8, 9)  # T(d) of deals d = 1..3 (KAN-29); mukankei U(d) = 17 - T(d)
 POINT_CARDS = tuple(c for c in range(52) if c % 13 >= 9)  # A, K, Q, J of each suit
+
+
+
+
+def _kan_deck(name: str, keep) -> Deck:
+    # kan.md §15: c = 13*suit + (rank - 2), suits C D H S; JK = 52.
+    return Deck(name, tuple(suited_tokens(SUITS, RANK_CHARS, keep) + ["JK"]))
+
+
+def _yonin_keep(removed_five: str):
+    def keep(s: str, r: str) -> bool:
+        return r not in "234" and not (r == "5" and s == removed_five)
+
+    return keep
+
+
+DECKS = {
+    # KAN-1: Gonin removes 2C 2D 2H.
+    "gonin_kan": _kan_deck("gonin_kan", lambda s, r: not (r == "2" and s != "S")),
+    # KAN-1, KAN-49: Yonin removes every 2, 3, 4 and one 5 (flag yonin_removed_five).
+    "yonin_kan": _kan_deck("yonin_kan", _yonin_keep("S")),
+    "yonin_kan_5c": _kan_deck("yonin_kan_5c", _yonin_keep("C")),
+    # KAN-1: Gambari keeps 8..A of every suit, 7S and JK.
+    "gambari_kan": _kan_deck("gambari_kan", lambda s, r: r in "89TJQKA" or r + s == "7S"),
+}
+YONIN_REMOVED_FIVES = ("S", "C")  # KAN-49, KAN-76
+
+
+def deck(game: str, yonin_removed_five: str = "S") -> Deck:
+    """The deck of a Kan variant (`gonin_kan`, `yonin_kan`, `gambari_kan`); Yonin's depends on
+    `yonin_removed_five` (KAN-49)."""
+    if game != "yonin_kan":
+        return DECKS[game]
+    if yonin_removed_five not in YONIN_REMOVED_FIVES:
+        raise CardError(f"bad yonin_removed_five {yonin_removed_five!r}: want 'S' or 'C' "
+                        "(KAN-49)")
+    return DECKS["yonin_kan_5c" if yonin_removed_five == "C" else "yonin_kan"]
 
 
 # ---- actions -----------------------------------------------------------------------------

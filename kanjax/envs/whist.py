@@ -44,6 +44,7 @@ the order within a trick follows from its leader (the previous trick's winner) a
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -63,7 +64,8 @@ CARD_IDS = np.arange(NUM_CARDS)
 SUIT = CARD_IDS // 13
 RANK = CARD_IDS % 13
 
-DECK = cards_mod.deck("whist")
+DECK = cards_mod.Deck("whist", tuple(
+    cards_mod.suited_tokens("SHDC", cards_mod.RANK_CHARS)))
 CARD_TOKENS = tuple(DECK.token(c) for c in range(NUM_CARDS))
 ACTION_NAMES = tuple(f"play {t}" for t in CARD_TOKENS)
 ACTION_IDS = {name: a for a, name in enumerate(ACTION_NAMES)}
@@ -152,6 +154,9 @@ class WhistEnv(Env):
     num_actions = NUM_CARDS
     max_steps = NUM_CARDS
     stochastic_step = False
+    card_deck = DECK
+    reads_pbn = True
+    card_actions = NUM_CARDS
 
     def __init__(self, config: WhistConfig | None = None) -> None:
         self.config = config or WhistConfig()
@@ -281,7 +286,7 @@ class WhistEnv(Env):
         if looks_like_pbn(deal):
             hands = parse_pbn(deal)
         else:
-            d = cards_mod.parse_deal(deal)
+            d = cards_mod.parse_deal(deal, DECK)
             if d.game != self.name:
                 raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
             if d.sections:
@@ -321,11 +326,115 @@ class WhistEnv(Env):
         hands = [DECK.format_hand(DECK.sort_hand(np.flatnonzero(owner == p))) for p in range(4)]
         return " | ".join([f"whist trump={TRUMPS[trump + 1]} leader={SEATS[first]}", *hands])
 
+    # ---- views --------------------------------------------------------------------------------
+    def summary(self, state: WhistState) -> dict[str, Array]:
+        return summary(state)
+
+    def render(self, state: WhistState) -> str:
+        """Trump, opening leader, tricks, each hand by suit, the current trick, whose turn."""
+        s = summary_numpy(state)
+        ns, ew = (int(x) for x in s["tricks"])
+        trick = int(s["trick"])
+        lines = [
+            f"whist  trump {TRUMPS[int(s['trump']) + 1]}  opening leader "
+            f"{SEATS[int(s['first_leader'])]}  trick {min(trick + 1, NUM_TRICKS)}/{NUM_TRICKS}  "
+            f"tricks N-S {ns} / E-W {ew}",
+        ]
+        owner = s["hand_owner"]
+        for p in range(4):
+            lines.append(f"{SEATS[p]}  {DECK.format_by_suit(np.flatnonzero(owner == p))}")
+        leader = int(s["leader"])
+        played = [(p, int(s["trick_cards"][p])) for p in ((leader + i) % 4 for i in range(4))]
+        played = [(p, c) for p, c in played if c >= 0]
+        if played:
+            lines.append(f"trick {trick + 1}: " + ", ".join(
+                f"{SEATS[p]} {DECK.token(c)}" for p, c in played))
+        if bool(state.terminated | state.truncated):
+            lines.append("game over" + ("  (illegal action)" if bool(state.illegal_action)
+                                        else ""))
+        else:
+            legal = [self.action_name(a, state) for a in self.legal_actions(state)]
+            lines.append(f"to act: {SEATS[int(state.current_player)]}   legal: {', '.join(legal)}")
+        return "\n".join(lines)
+
+    # ---- trick play for the double-dummy solvers ---------------------------------------------
+    def trick_rules(self) -> dict[str, Any]:
+        """Plain trick-taking: 4 players, 13 tricks of 1 point, no point cards, no joker."""
+        return dict(game=self.name, n=4, n_tricks=NUM_TRICKS, ids=tuple(range(NUM_CARDS)),
+                    suit=tuple(int(x) for x in SUIT), rank=tuple(int(x) for x in RANK),
+                    points=(0,) * NUM_CARDS, trick_value=1)
+
+    def trick_position(self, state: WhistState) -> dict[str, Any]:
+        """Seats: the players N E S W = 0..3; the side: the opening leader's partnership (as
+        DDS's SolveBoard at the start), taken / taken_other its and the other side's tricks."""
+        h = np.asarray(state._h).astype(np.int32)
+        loc = np.asarray(state._loc).astype(np.int32)
+        t, nplayed, leader = int(h[TRICK]), int(h[NPLAYED]), int(h[LEADER])
+        if t == NUM_TRICKS or bool(np.asarray(state.terminated | state.truncated)):
+            raise ValueError("whist: the deal is over; a double-dummy position needs trick play")
+        trick = []
+        for i in range(nplayed):
+            played = np.flatnonzero(loc == PLAYED + 4 * t + (leader + i) % 4)
+            if len(played) != 1:
+                raise ValueError(f"whist: bad state: {len(played)} cards of "
+                                 f"{SEATS[(leader + i) % 4]} in the current trick")
+            trick.append(int(played[0]))
+        side = int(h[FIRST]) % 2
+        tricks = (int(h[NS]), int(h[EW]))
+        return dict(
+            players=(0, 1, 2, 3),
+            hands=tuple(tuple(int(c) for c in np.flatnonzero(loc == p)) for p in range(4)),
+            trump=int(h[TRUMP]), leader=leader, side=tuple(s % 2 == side for s in range(4)),
+            trick=tuple(trick), led=int(h[LED]) if nplayed else -1, tricks_done=t,
+            taken=tricks[side], taken_other=tricks[1 - side],
+            moves=tuple(int(a) for a in np.flatnonzero(np.asarray(state.legal_action_mask))))
+
+    def trick_start(self, deal: str, key: Array | None = None, trump: Any = None,
+                    leader: Any = None) -> WhistState:
+        """The state before the opening lead: trump and opening leader are the deal string's
+        fields, else `trump=` / `leader=` ("NT" / "S" / ... or -1..3, "N" / "E" / ... or
+        0..3), else the env's flags. A `trump=` or `leader=` the string sets otherwise raises
+        ValueError."""
+        t = self.trump if trump is None else trump_index(trump)
+        first = self.leader if leader is None else seat_index(leader)
+        fields = {} if looks_like_pbn(deal) else dict(cards_mod.deal_header(deal).fields)
+        state = self.from_deal(deal)
+        h = np.asarray(state._h).astype(np.int32)
+        if "trump" in fields:
+            if trump is not None and t != int(h[TRUMP]):
+                raise ValueError(f"trump={trump!r}, but the deal string sets trump="
+                                 f"{fields['trump']}")
+            t = int(h[TRUMP])
+        if "leader" in fields:
+            if leader is not None and first != int(h[FIRST]):
+                raise ValueError(f"leader={leader!r}, but the deal string sets leader="
+                                 f"{fields['leader']}")
+            first = int(h[FIRST])
+        return _start_jitted(state._loc, t, first)
+
     @staticmethod
     def pbn(state: WhistState, first: str = "N") -> str:
         """The hands as they are now (unbatched) as a PBN deal."""
         owner = summary_numpy(state)["hand_owner"]
         return format_pbn([np.flatnonzero(owner == p) for p in range(4)], first)
+
+
+def trump_index(trump: str | int) -> int:
+    """A trump given as a name ("NT", "S", "H", "D", "C") or a suit index (-1 NT, 0..3)."""
+    if trump in TRUMPS:
+        return TRUMPS.index(trump) - 1
+    if trump in (-1, 0, 1, 2, 3) and not isinstance(trump, bool):
+        return int(trump)
+    raise ValueError(f"trump={trump!r}: want one of {', '.join(TRUMPS)}")
+
+
+def seat_index(seat: str | int) -> int:
+    """A seat given as a letter (N E S W) or an index 0..3."""
+    if isinstance(seat, str) and len(seat) == 1 and seat in SEATS:
+        return SEATS.index(seat)
+    if seat in (0, 1, 2, 3) and not isinstance(seat, bool):
+        return int(seat)
+    raise ValueError(f"leader={seat!r}: want one of {', '.join(SEATS)}")
 
 
 _start_jitted = jax.jit(WhistEnv._start)  # from_deal: one compile for every env and deal

@@ -35,6 +35,7 @@ from kanjax.envs.kan import (
     _round_trump,
     action_mask,
 )
+from kanjax.envs.kan_views import KanViews
 
 AS, AC = 51, 12  # KAN-53
 
@@ -58,7 +59,7 @@ def yonin_trick_strength(suit: Array, rank: Array, led: Array, trump: Array, is_
     return jnp.where(is_jk & last, jnp.where(led == trump, 31, 15), strength)
 
 
-class YoninKanEnv(KanEnv):
+class YoninKanEnv(KanViews, KanEnv):
     """Yonin Kan (`yonin_kan`): a whole match of `n_rounds` rounds of 1 to 3 deals."""
 
     active = 4

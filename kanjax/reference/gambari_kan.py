@@ -29,7 +29,6 @@ Interpretations the rules leave open (see also the report that came with this fi
 
 from __future__ import annotations
 
-from kanjax.cards import deck
 from kanjax.envs.kan_spec import (
     GYAKU_SUKONKU,
     KAN_BID,
@@ -39,6 +38,7 @@ from kanjax.envs.kan_spec import (
     PASS_BID,
     SUKONKU,
     KanConfig,
+    deck,
 )
 from kanjax.reference.gonin_kan import deal1_trump, trick_legal_actions, trick_winner
 from kanjax.reference.kan_common import KANKEI, MUKANKEI, KanMatchRef, check_hands

@@ -21,7 +21,6 @@ Interpretations the rules leave open (see also the report that came with this fi
 
 from __future__ import annotations
 
-from kanjax.cards import deck
 from kanjax.envs.kan_spec import (
     GYAKU_JUUROKU_FAIL,
     GYAKU_JUUROKU_OK,
@@ -46,6 +45,7 @@ from kanjax.envs.kan_spec import (
     SUKONKU,
     TRUMP,
     KanConfig,
+    deck,
 )
 from kanjax.reference.kan_common import (
     KANKEI,

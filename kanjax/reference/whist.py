@@ -8,7 +8,7 @@ The rules (standard bridge card play):
 - 4 players in seats 0=N 1=E 2=S 3=W; play goes clockwise, the next player after p is p+1 mod 4.
   Partnerships N-S (side 0) and E-W (side 1).
 - 52 cards, card id = 13*suit + rank, suits S H D C = 0..3, ranks 2..A = 0..12
-  (`kanjax.cards.deck("whist")`); 13 cards to each player.
+  (`DECK`); 13 cards to each player.
 - The configured leader leads trick 1. A follower must follow the led suit if he can;
   otherwise he may play any card.
 - Trump is one suit or none (NT). The highest trump in the trick wins it; with no trump in
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import operator
 
-from kanjax.cards import deck
+from kanjax.cards import RANK_CHARS, Deck, suited_tokens
 from kanjax.reference import hand_owner
 
 SEATS = "NESW"  # seat index -> name
@@ -31,7 +31,7 @@ NUM_PLAYERS = 4
 NUM_CARDS = 52
 NUM_TRICKS = 13
 HAND_SIZE = 13
-DECK = deck("whist")
+DECK = Deck("whist", tuple(suited_tokens("SHDC", RANK_CHARS)))
 WHIST_DECK = frozenset(DECK.ids)
 NS, EW = 0, 1  # partnership (side) indices
 

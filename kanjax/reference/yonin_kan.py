@@ -41,7 +41,6 @@ Interpretations the rules leave open (also listed in the report that came with t
 
 from __future__ import annotations
 
-from kanjax.cards import deck
 from kanjax.envs.kan_spec import (
     ALL16,
     C_GYAKU_JUUROKU_FAIL,
@@ -68,6 +67,7 @@ from kanjax.envs.kan_spec import (
     SUKONKU,
     TRUMP,
     KanConfig,
+    deck,
 )
 from kanjax.reference.gonin_kan import deal1_trump, score_deal, suit_of, trick_winner
 from kanjax.reference.kan_common import (

@@ -1,15 +1,22 @@
-"""Differential testing: the JAX engine against the plain-Python reference, step by step.
+"""Differential testing: a JAX engine against its plain-Python reference, step by step.
 
-The JAX engine plays a batch of random matches (one jitted, vmapped step per call); every
-step's summary is recorded. Each match is then replayed through the reference, which is fed
-the engine's deals (its chance comes from outside), and every legal mask, current player,
-reward and state summary is compared.
+The engine plays a batch of random matches (one jitted, vmapped step per call) with a biased
+random policy: where anything else is legal, it avoids the game's rare actions most of the
+time, so that matches run long (Kan: the JK reaches the late tricks), and the test asserts
+that each rare action was still played. Every step's `env.summary` is recorded. Each match is
+then replayed through the reference, which is fed the engine's chance, and every legal mask,
+match score and compared summary field is checked.
+
+What is game-specific lives in a small adapter in the game's test folder
+(`tests/games/<game>/differential.py`, an `Adapter`): the reference of a match, how chance
+is fed to it, what it says, the compared keys and the rare actions.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+from typing import Any, Protocol
 
 import jax
 import jax.numpy as jnp
@@ -17,21 +24,37 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import Env
 from kanjax.bots import uniform_random
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import summary
-from kanjax.reference.gambari_kan import GambariKanRef
-from kanjax.reference.gonin_kan import GoninKanRef
-from kanjax.reference.yonin_kan import YoninKanRef
 from kanjax.rollout import game_key, step_keys
 
-COMPARED = ("current_player", "hand_owner", "seat_of", "dealer", "round", "deal", "trump",
-            "kankei", "rk", "rm", "scores", "points", "last_outcome", "last_points")
-AVOID_RARE_P = 0.875
-RARE = np.isin(np.arange(ks.NUM_ACTIONS),
-               [ks.JK, *range(ks.LEAD_JK, ks.LEAD_JK + 4), ks.CONTRACT_SKUNK, ks.CONTRACT_ALL16])
-REFERENCES = {"gonin": GoninKanRef, "yonin": YoninKanRef, "gambari": GambariKanRef}
-EXTRA_COMPARED = {"gonin": (), "yonin": ("contract", "first3"), "gambari": ("target",)}
+AVOID_RARE_P = 0.875  # how often the policy avoids a rare action where it can
+
+
+class Adapter(Protocol):
+    """The game-specific half of a differential test."""
+
+    def rare_actions(self, env: Env) -> tuple[int, ...]:
+        """Actions the policy plays rarely (each must still be played in a test's matches)."""
+
+    def reference(self, env: Env, first: dict) -> Any:
+        """A fresh reference for one match; `first` is the engine's summary after `init`."""
+
+    def feed(self, ref: Any, s: dict) -> None:
+        """Give `ref` the chance events (deals, exchanges) behind the engine summary `s`."""
+
+    def facts(self, ref: Any) -> dict:
+        """The reference's facts under the engine's summary names: `legal_actions`
+        (sorted ids), `terminal`, `scores` (match scores so far) and the compared keys."""
+
+    def compared(self, env: Env) -> tuple[str, ...]:
+        """The summary keys compared while the match runs."""
+
+    def final(self, env: Env) -> tuple[str, ...]:
+        """The summary keys compared at the end of the match."""
+
+    def engine_facts(self, s: dict) -> dict:
+        """The engine summary `s` as the reference states it (e.g. a set sorted)."""
 
 
 @dataclasses.dataclass
@@ -45,27 +68,24 @@ class Trajectories:
 class EngineRunner:
     """Jitted batched init/step/summary for one config, reused across chunks."""
 
-    def __init__(self, game: str, flags: dict):
-        self.env = kanjax.make(game, **flags)
-        self.flags = flags
-        env = self.env
+    def __init__(self, adapter: Adapter, game: str, flags: dict):
+        self.env = env = kanjax.make(game, **flags)
+        self.adapter = adapter
+        rare = np.isin(np.arange(env.num_actions), adapter.rare_actions(env))
 
         def init(gkey):
             s = env.init(gkey)
-            return s, summary(s)
+            return s, env.summary(s)
 
         def step(state, gkey, akey):
             pkey, skey = step_keys(env, gkey, state)
             k_act, k_rare = jax.random.split(jax.random.fold_in(akey, state.step_count))
-            # Most of the time avoid the JK and Yonin contracts where something else is
-            # legal, so that deals run long and the JK reaches the late tricks (KAN-25,
-            # KAN-54); uniform play spends it early and declares a contract every deal.
             mask = state.legal_action_mask
-            common = mask & ~RARE
+            common = mask & ~rare
             avoid = jnp.any(common) & (jax.random.uniform(k_rare) < AVOID_RARE_P)
             action = uniform_random(k_act, None, jnp.where(avoid, common, mask))
             nxt = env.step(state, action, skey)
-            return nxt, action, summary(nxt)
+            return nxt, action, env.summary(nxt)
 
         self.init = jax.jit(jax.vmap(init))
         self.step = jax.jit(jax.vmap(step))
@@ -89,108 +109,105 @@ def _game_view(traj: Trajectories, g: int, t: int) -> dict:
     return {k: v[g] for k, v in traj.summaries[t].items()}
 
 
-def _feed_chance(ref, s: dict, players: int) -> None:
-    """Give the reference the deal (and nijū exchange) the engine made; a Yonin trump
-    chooser's hand starts with the three cards dealt to him first (KAN-57)."""
-    while ref.chance_kind() is not None:
-        kind = ref.chance_kind()
-        owner = s["hand_owner"].copy()
-        c, x = (int(v) for v in s["nijuu"])
-        if kind == "deal":
-            if int(s["deal"]) == 1 and c >= 0:  # undo the exchange: H had x, P had c
-                owner[c], owner[x] = owner[x], owner[c]
-            hands = [[int(k) for k in np.flatnonzero(owner == p)] for p in range(players)]
-            first3 = [int(k) for k in s["first3"] if k >= 0]
-            if first3:
-                chooser = hands[owner[first3[0]]]
-                chooser[:] = first3 + [k for k in chooser if k not in first3]
-            ref.deal(hands)
-        elif kind == "nijuu":
-            ref.nijuu_exchange(c, x)
-        else:
-            raise AssertionError(f"unknown chance kind {kind!r}")
-
-
-def _compare(ref, s: dict, where: str, variant: str) -> None:
-    r = ref.summary()
-    keys = COMPARED + EXTRA_COMPARED[variant]
+def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> None:
+    r = adapter.facts(ref)
     if bool(s["terminated"]):  # after the match, only the results are defined
-        assert ref.terminal(), f"{where}: engine terminal, reference not"
-        keys = ("scores", "last_outcome", "last_points")
+        assert r["terminal"], f"{where}: engine terminal, reference not"
+        assert s["legal_action_mask"].all(), f"{where}: terminal mask not all True"
+        keys = adapter.final(env)
     else:
-        assert not ref.terminal(), f"{where}: reference terminal, engine not"
+        assert not r["terminal"], f"{where}: reference terminal, engine not"
         legal = np.flatnonzero(s["legal_action_mask"]).tolist()
         assert legal == r["legal_actions"], (
-            f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}"
-        )
+            f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}")
+        keys = adapter.compared(env)
+    e = adapter.engine_facts({k: s[k].tolist() for k in keys})
     for key in keys:
-        a, b = s[key].tolist(), r[key]
-        if key == "kankei":
-            b = [bool(v) for v in b]
-        if key == "first3":
-            a = sorted(a)
-        assert a == b, f"{where}: {key} differs: engine {a}, reference {b}"
+        assert e[key] == r[key], f"{where}: {key} differs: engine {e[key]}, reference {r[key]}"
 
 
-def compare_game(traj: Trajectories, g: int, config: ks.KanConfig) -> int:
-    """Replay game g of `traj` through the reference; returns the number of steps compared."""
-    ref = REFERENCES[config.variant](config)
+def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tuple[int, list]:
+    """Replay game g of `traj` through the reference; returns the number of steps compared
+    and the actions taken."""
     s = _game_view(traj, g, 0)
-    _feed_chance(ref, s, config.players)
-    _compare(ref, s, f"game {g} after init", config.variant)
-    scores = [0] * config.players  # rewards are whole numbers
+    ref = adapter.reference(env, s)
+    adapter.feed(ref, s)
+    _compare(adapter, env, ref, s, f"game {g} after init")
+    scores = np.zeros(env.num_players)
+    taken = []
     for t, actions in enumerate(traj.actions):
         if bool(s["terminated"]):
-            return t
+            return t, taken
         action = int(actions[g])
+        taken.append(action)
         ref.apply(action)
         s = _game_view(traj, g, t + 1)
-        _feed_chance(ref, s, config.players)
+        adapter.feed(ref, s)
         where = f"game {g} step {t} (action {action})"
-        _compare(ref, s, where, config.variant)
-        scores = [a + int(b) for a, b in zip(scores, s["rewards"].tolist(), strict=True)]
-        assert scores == ref.scores(), f"{where}: match scores: engine {scores}, {ref.scores()}"
-    return len(traj.actions)
+        _compare(adapter, env, ref, s, where)
+        scores += s["rewards"]
+        want = adapter.facts(ref)["scores"]
+        assert scores.tolist() == list(want), f"{where}: match scores: engine {scores}, {want}"
+    return len(traj.actions), taken
 
 
 @functools.cache
-def _runner(game: str, flag_items: tuple) -> EngineRunner:
-    return EngineRunner(game, dict(flag_items))
+def _runner(adapter: Adapter, game: str, flag_items: tuple) -> EngineRunner:
+    return EngineRunner(adapter, game, dict(flag_items))
 
 
-def run_differential(game: str, flags: dict, seed: int, batch: int) -> int:
-    """Play `batch` random matches of one config through both; returns steps compared."""
-    runner = _runner(game, tuple(sorted(flags.items())))
+def run_differential(adapter: Adapter, game: str, flags: dict, seed: int,
+                     batch: int) -> tuple[int, dict[int, int]]:
+    """Play `batch` random matches of one config through both; returns the steps compared
+    and how often each rare action was played."""
+    runner = _runner(adapter, game, tuple(sorted(flags.items())))
     traj = runner.play(seed, batch)
-    return sum(compare_game(traj, g, runner.env.config) for g in range(batch))
+    rare = adapter.rare_actions(runner.env)
+    steps, fired = 0, dict.fromkeys(rare, 0)
+    for g in range(batch):
+        n, taken = compare_game(adapter, runner.env, traj, g)
+        steps += n
+        for a in taken:
+            if a in fired:
+                fired[a] += 1
+    return steps, fired
 
 
 CHUNK = 100  # matches per engine batch in the default run
 SLOW_MATCHES = 100_000  # per game under `pytest -m slow`
+SLOW_CHUNK = 500
 
 
 def slow_seeds(matches: int, total: int) -> range:
     """Seeds of 500-match batches for one config of the slow run: the game's 100,000 matches
-    split over its configs in proportion to their default counts; disjoint from the default
-    run's seeds."""
-    return range(1000, 1000 + round(SLOW_MATCHES * matches / total) // 500)
+    split over its configs in proportion to their counts; disjoint from the default run's
+    seeds."""
+    return range(1000, 1000 + round(SLOW_MATCHES * matches / total) // SLOW_CHUNK)
 
 
-def differential_tests(configs: list[tuple[str, dict, int]]):
-    """The default and the slow differential test over `configs` [(game, flags, matches)],
-    for a test module to bind to `test_*` names."""
+def differential_tests(adapter: Adapter, configs: list[tuple[str, dict, int]],
+                       slow_configs: list[tuple[str, dict, int]] | None = None):
+    """The default and the slow differential test of `adapter`'s game over `configs`
+    [(game, flags, matches in the default run)] (the slow run: `slow_configs`, default the
+    same), for a test module to bind to `test_*` names."""
     ids = dict(ids=lambda v: str(v))
+    slow_configs = slow_configs or configs
 
     @pytest.mark.parametrize("game,flags,matches", configs, **ids)
     def default(game, flags, matches):
-        steps = sum(run_differential(game, flags, seed, CHUNK)
-                    for seed in range(matches // CHUNK))
+        steps, fired = 0, {}
+        for seed in range(matches // CHUNK):
+            n, f = run_differential(adapter, game, flags, seed, CHUNK)
+            steps += n
+            fired = {a: fired.get(a, 0) + k for a, k in f.items()}
         assert steps > matches * 20
+        never = [a for a, k in fired.items() if k == 0]
+        assert not never, f"rare actions never played: {never}"
 
     @pytest.mark.slow
-    @pytest.mark.parametrize("game,flags,matches", configs, **ids)
+    @pytest.mark.parametrize("game,flags,matches", slow_configs, **ids)
     def slow(game, flags, matches):
-        for seed in slow_seeds(matches, sum(m for _, _, m in configs)):
-            run_differential(game, flags, seed, 500)
+        for seed in slow_seeds(matches, sum(m for _, _, m in slow_configs)):
+            run_differential(adapter, game, flags, seed, SLOW_CHUNK)
 
     return default, slow

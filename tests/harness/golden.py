@@ -1,35 +1,51 @@
 """Golden playthroughs (OpenSpiel's habit): every step of a few fixed random matches as text.
 
 Each file records, per step, the player to act, the legal actions, the action taken, the
-rewards and a digest of every player's observation, plus the whole table at each deal start.
-A test diffs a fresh playthrough against the file, so any change of behaviour shows up as a
-readable diff. After an intended change, regenerate: `python -m tests.harness.golden`.
+rewards and a digest of every player's observation, plus the game's text view (`env.render`)
+at each deal start. A test diffs a fresh playthrough against the file, so any change of
+behaviour shows up as a readable diff. Each game declares its cases in its test folder
+(`tests/games/<game>/cases.py`: `GOLDEN = {file name: (flags, seed)}`). After an intended
+change, regenerate: `python -m tests.harness.golden [file name ...]`.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import importlib
+import sys
 from pathlib import Path
 
 import jax
 import numpy as np
 
+import kanjax
 from kanjax.bots import uniform_random
 from kanjax.records import Match
-from kanjax.render import show
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
-CASES = {
-    "gonin_kan_5p_seed3": ("gonin_kan", {"n_rounds": 2}, 3),
-    "gonin_kan_6p_seed4": ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}, 4),
-}
+
+
+def game_cases(game: str):
+    """The module `tests.games.<game>.cases` of a registered game (its golden cases and the
+    small flags of the every-game test)."""
+    try:
+        return importlib.import_module(f"tests.games.{game}.cases")
+    except ModuleNotFoundError as err:
+        raise AssertionError(f"{game}: declare its test cases in tests/games/{game}/cases.py "
+                             f"({err})") from None
+
+
+def cases(game: str) -> dict[str, tuple[dict, int]]:
+    """The golden cases of `game`: file name -> (flags, seed)."""
+    return game_cases(game).GOLDEN
 
 
 def playthrough(game: str, flags: dict, seed: int) -> str:
     m = Match(game, flags, seed, None)
     observe = jax.jit(jax.vmap(m.env.observe, in_axes=(None, 0)))
     players = np.arange(m.env.num_players)
-    lines = [f"# {game} {flags} seed={seed}", show(m.env, m.state)]
+    lines = [f"# {game} {flags} seed={seed}", m.env.render(m.state)]
     while not m.done:
         s = m.state
         obs = np.asarray(observe(s, players))
@@ -44,13 +60,28 @@ def playthrough(game: str, flags: dict, seed: int) -> str:
             + (f"  rewards {rewards.tolist()}" if rewards.any() else "")
         )
         if bool(m.env.deal_done(m.state)) and not m.done:
-            lines.append(show(m.env, m.state))
+            lines.append(m.env.render(m.state))
     lines.append(f"final scores {m.returns.tolist()}")
     return "\n".join(lines) + "\n"
 
 
+def check(game: str, name: str) -> None:
+    """The playthrough of golden case `name` of `game` equals its file."""
+    flags, seed = cases(game)[name]
+    expected = (GOLDEN_DIR / f"{name}.txt").read_text()
+    actual = playthrough(game, flags, seed)
+    if actual != expected:
+        diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "golden", "now",
+                                    lineterm="", n=2)
+        raise AssertionError("behaviour changed; if intended, run `python -m "
+                             f"tests.harness.golden {name}`:\n" + "\n".join(list(diff)[:60]))
+
+
 if __name__ == "__main__":
     GOLDEN_DIR.mkdir(exist_ok=True)
-    for name, case in CASES.items():
-        (GOLDEN_DIR / f"{name}.txt").write_text(playthrough(*case))
-        print(f"wrote {GOLDEN_DIR / name}.txt")
+    wanted = set(sys.argv[1:])
+    for game in kanjax.games():
+        for name, (flags, seed) in cases(game).items():
+            if not wanted or name in wanted:
+                (GOLDEN_DIR / f"{name}.txt").write_text(playthrough(game, flags, seed))
+                print(f"wrote {GOLDEN_DIR / name}.txt")

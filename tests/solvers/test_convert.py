@@ -84,7 +84,7 @@ def test_whist_deal_errors():
         from_deal(text, trump="S")
     with pytest.raises(ValueError, match="leader='E', but the deal string sets leader=N"):
         from_deal(text, leader="E")
-    with pytest.raises(ValueError, match="no double-dummy positions for game 'da_bai_fen'"):
+    with pytest.raises(ValueError, match="unknown game 'da_bai_fen'"):
         from_deal("da_bai_fen | AS")
 
 

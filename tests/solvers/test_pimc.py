@@ -19,6 +19,7 @@ from kanjax.bots import uniform_random
 from kanjax.bots.heuristic import make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import PLAY
+from kanjax.envs.kan_views import header_slots
 from solvers import convert, pimc, search
 from solvers import reference as ref
 from solvers.kan_questions import _other_side
@@ -34,7 +35,7 @@ def play_states(env, count: int, seed: int, min_trick: int = 0) -> list:
         if bool(state.terminated):
             state = init(k1)
             continue
-        g = convert._slots(env, state)
+        g = header_slots(env, state)
         if int(g["phase"]) == PLAY and int(g["trick"]) >= min_trick:
             out.append(state)
         state = step(state, uniform_random(k1, None, state.legal_action_mask), k2)
@@ -54,7 +55,7 @@ def mover_position(env, state):
 
 def target(env, state) -> int:
     """The mover's side's target (KAN-29): T(d) for the kankei, U(d) = 17 - T(d) else."""
-    g = convert._slots(env, state)
+    g = header_slots(env, state)
     t = ks.KANKEI_TARGET[int(g["deal"])]
     return int(t if g["kankei"][int(state.current_player)] > 0 else 17 - t)
 

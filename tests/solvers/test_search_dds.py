@@ -20,10 +20,11 @@ import pytest
 
 pytest.importorskip("endplay")
 
+from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS  # noqa: E402
 from kanjax.pbn import SEATS  # noqa: E402
 from solvers import api, bench, search  # noqa: E402
 from solvers import reference as ref  # noqa: E402
-from solvers.convert import WHIST_TRUMPS, from_pbn  # noqa: E402
+from solvers.convert import from_pbn  # noqa: E402
 from solvers.dds import (  # noqa: E402
     dds_move_values,
     dds_table,

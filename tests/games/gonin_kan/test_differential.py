@@ -4,6 +4,7 @@
 2,000 random matches over mixed flags in the default run; 100,000 with `pytest -m slow`.
 """
 
+from tests.games.kan.differential import ADAPTER
 from tests.harness.differential import differential_tests
 
 # (game, flags, matches in the default run); n_rounds is kept small to fit the CI budget,
@@ -18,4 +19,4 @@ CONFIGS = [
 
 
 test_KAN_engine_matches_reference, test_KAN_engine_matches_reference_100k = (
-    differential_tests(CONFIGS))
+    differential_tests(ADAPTER, CONFIGS))
