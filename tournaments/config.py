@@ -1,7 +1,7 @@
 """Tournament configs: TOML files checked in full before any work starts.
 
-    [tournament]
-    game = "gonin_kan"          # a `kanjax.games()` name
+    [tournament]                # (configs/quickstart.toml is a complete example)
+    game = "..."                # a `kanjax.games()` name
     format = "duplicate"        # duplicate | round_robin | gauntlet | ab
     deals = 64                  # deal seeds (duplicate groups)
     seed = 0
@@ -9,8 +9,7 @@
     output = "results/quickstart"
     ray_address = ""            # "" = a local Ray started for the run
 
-    [flags]                     # the game's variant flags (kan.md §13), optional
-    n_rounds = 2
+    [flags]                     # the game's variant flags (its rules file), optional
 
     [bots.random]               # name -> spec
     kind = "random"             # random | heuristic | pimc | python ("module:Class") | external
