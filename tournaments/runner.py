@@ -50,7 +50,7 @@ class RunResult:
 def progress_bar(total: int, done: int) -> tqdm:
     """The run's progress bar on stderr (tqdm): games stored of all, games/s of this run
     and its ETA (a resumed run starts at the games already stored)."""
-    return tqdm(total=total, initial=done, unit="game", unit_scale=False, smoothing=0.1,
+    return tqdm(total=total, initial=done, unit="game", smoothing=0.1,
                 dynamic_ncols=True, file=sys.stderr)
 
 
