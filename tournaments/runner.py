@@ -153,12 +153,12 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     stored_games = sum(len(chunks[c]) for c in done)
     groups = _GroupScores(Counter(g.group for g in games))
     verdict = _resume_sprt(cfg, store, groups) if cfg.format == "ab" else None
-    bar = progress_bar(len(games), stored_games) if progress else None
     t0 = time.perf_counter()
     run = 0
     interrupted = False
     if executor is None:
         executor = LocalExecutor(cfg) if local else RayExecutor(cfg, actors)
+    bar = progress_bar(len(games), stored_games) if progress else None  # after Ray's logs
     try:
         with _stop_on_sigint() as stop:
             for chunk, rows in executor.run((c, chunks[c]) for c in todo
