@@ -147,11 +147,14 @@ class Env(abc.ABC):
     # ---- what each game tells the layers above (records, CLI, tournaments, solvers) ----
     version: ClassVar[str] = "0"  # the engine's version: changes whenever a rule or an
     # encoding does; a tournament's config hash includes it
-    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal
+    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal (Kan: kankei,
+    # mukankei); `deal_facts`' `role` indexes them, tournament reports name win shares by them
     deal_columns: tuple[tuple[str, str], ...] = ()  # the game's own columns of a
-    # tournament's `deals` table: (name, type), type one of int8 int16 int32 bool string
-    # list<int8>
-    max_deals: int = 1  # a match never has more deals than this
+    # tournament's `deals` table, in order: (name, type), type one of int8 int16 int32 int64
+    # bool string list<int8>; `deal_row` gives their values
+    max_deals: int = 1  # a match never has more deals than this (the tournament's row buffer)
+    heuristic: ClassVar[str | None] = None  # "module:factory" of the game's heuristic bot,
+    # factory(env) -> policy (`kanjax.bots.make_heuristic`); None: the game has none
     card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
     reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
     card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)
@@ -176,15 +179,18 @@ class Env(abc.ABC):
 
     def deal_facts(self, before: State, after: State) -> dict[str, Array]:
         """The facts of the deal that the step `before` -> `after` finished (jittable,
-        unbatched; read only where `deal_done(after)`): `role` int8[num_players] (an index
-        of `role_names`, -1: none), `side` int8[num_players] (players of one side played
-        the deal together), `won` bool[num_players] (his side won it), `counted` bool (the
-        deal counts in per-deal statistics), and the arrays of the game's `deal_columns`."""
+        unbatched; read only where `deal_done(after)`; `after` may already hold the next
+        deal, so facts of the finished deal's start come from `before`): `role`
+        int8[num_players] (an index of `role_names`, -1: none), `side` int8[num_players]
+        (players of one side played the deal together; -1: no side), `won`
+        bool[num_players] (his side won it), `counted` bool (the deal counts in per-deal
+        statistics: Kan's void Shippo-Jo deals do not), and the game's own arrays that
+        `deal_row` turns into its `deal_columns`. Every value has a fixed shape and dtype."""
         raise NotImplementedError(f"{self.name}: no deal facts")
 
     def deal_row(self, facts: dict[str, Any]) -> dict[str, Any]:
         """One finished deal's `deal_facts` (numpy, unbatched) as the values of the game's
-        `deal_columns` (e.g. outcome names)."""
+        `deal_columns` (a dict with exactly those keys; Python values, e.g. outcome names)."""
         raise NotImplementedError(f"{self.name}: no deal rows")
 
     def deal_tally(self, before: State, after: State) -> Array:

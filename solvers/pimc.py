@@ -30,13 +30,21 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array
+from kanjax.api import Array, Env
 from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import JK, PLAY, KanEnv, _positions
 from solvers import search
 from solvers.position import kan_rules
 from solvers.sampling import make_sampler
+
+GAMES = ("gonin_kan",)  # the games the bot plays: its problems are Gonin Kan's deals
+
+
+def supports(env: Env) -> bool:
+    """Whether the bot plays `env`'s game (`GAMES`)."""
+    return env.name in GAMES
+
 
 MAX_MOVES = 13  # trick-play moves of a hand: 10 cards, or 9 cards and 4 JK leads
 NUM_PLAY_ACTIONS = ks.LEAD_JK + 4  # card actions 0..52 and the JK leads 53..56
@@ -135,8 +143,9 @@ class Pimc:
 
     def __init__(self, env: KanEnv, samples: int = 16, budget: int = 5_000,
                  max_cards: int = 6, lanes: int = 128, tries: int = 8) -> None:
-        if env.name != "gonin_kan":
-            raise ValueError(f"PIMC bot: {env.name!r} is not supported; games: gonin_kan")
+        if not supports(env):
+            raise ValueError(f"PIMC bot: {env.name!r} is not supported; games: "
+                             f"{', '.join(GAMES)}")
         self.env, self.samples, self.budget, self.max_cards = env, samples, budget, max_cards
         # many small problems: refill finished lanes often
         self.searcher = search.Searcher(kan_rules("gonin_kan"), lanes=lanes, refill_every=32)

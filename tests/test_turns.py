@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import kanjax
+import kanjax.envs
 from kanjax import records, trick
 from kanjax.conformance import check_env
 from kanjax.rollout import make_rollout
@@ -103,7 +103,7 @@ def test_rollouts_play_staged_turns_to_the_end(env):
 
 
 def test_records_replay_staged_turns(monkeypatch):
-    monkeypatch.setitem(kanjax._REGISTRY, "staged_test", "tests.staged_env:make_staged")
+    monkeypatch.setitem(kanjax.envs.GAMES, "staged_test", "tests.staged_env:make_staged")
     record = records.play_record("staged_test", seed=5)
     assert "play" in record["actions"] and any(a.startswith("pick") for a in record["actions"])
     assert records.replay(record).ok

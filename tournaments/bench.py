@@ -1,5 +1,6 @@
-"""`kanjax bench tournament`: a 2-bot Gonin Kan tournament through Ray against the same
-chunks in one process without Ray, in the same run (Ray's overhead, measured, never asserted).
+"""`kanjax bench tournament`: a 2-bot tournament (the workload of
+configs/bench_tournament.toml) through Ray against the same chunks in one process without
+Ray, in the same run (Ray's overhead, measured, never asserted).
 
 Rates are steady-state: games per second after each executor's first chunks (those include the
 one-time compile of every actor), over the same planned games.
@@ -7,30 +8,16 @@ one-time compile of every actor), over the same planned games.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
+from pathlib import Path
 
-from tournaments.config import parse_config
+from tournaments.config import load_config
 from tournaments.runner import LocalExecutor, RayExecutor, run_tournament
 
-CONFIG = """\
-[tournament]
-game = "gonin_kan"
-deals = {deals}
-seed = 0
-chunk_size = {chunk}
-output = "{out}"
-
-[flags]
-n_rounds = {rounds}
-
-[bots.random]
-kind = "random"
-
-[bots.heuristic]
-kind = "heuristic"
-"""
+WORKLOAD = Path(__file__).resolve().parents[1] / "configs" / "bench_tournament.toml"
 
 
 class _Timed:
@@ -53,14 +40,16 @@ class _Timed:
         return sum(g for _, g in rest) / (rest[-1][0] - t0)
 
 
-def bench_tournament(deals: int = 48, chunk_size: int = 32, n_rounds: int = 2,
-                     actors: int | None = None) -> dict:
-    result = {"game": "gonin_kan", "bots": ["random", "heuristic"], "deals": deals,
-              "chunk_size": chunk_size, "n_rounds": n_rounds}
+def bench_tournament(deals: int = 48, chunk_size: int = 32, actors: int | None = None,
+                     config: str | Path = WORKLOAD) -> dict:
+    """Both executors on `config`'s tournament with `deals` deal seeds in chunks of
+    `chunk_size` games."""
+    base = dataclasses.replace(load_config(config), deals=deals, chunk_size=chunk_size)
+    result = {"game": base.game, "flags": base.flags, "bots": [b.name for b in base.bots],
+              "deals": deals, "chunk_size": chunk_size}
     for mode in ("local", "ray"):
         with tempfile.TemporaryDirectory() as out:
-            cfg = parse_config(CONFIG.format(deals=deals, chunk=chunk_size, out=out,
-                                             rounds=n_rounds))
+            cfg = dataclasses.replace(base, output=out)
             inner = LocalExecutor(cfg) if mode == "local" else RayExecutor(cfg, actors)
             warm = 1 if mode == "local" else inner.n_actors
             timed = _Timed(inner)
@@ -76,8 +65,9 @@ def bench_tournament(deals: int = 48, chunk_size: int = 32, n_rounds: int = 2,
 
 
 def format_bench(r: dict) -> str:
-    lines = [f"kanjax bench tournament: {r['game']} {' vs '.join(r['bots'])}, "
-             f"{r['deals']} deal seeds, n_rounds={r['n_rounds']}, chunk {r['chunk_size']}",
+    flags = " ".join(f"{k}={v}" for k, v in r["flags"].items())
+    lines = [f"kanjax bench tournament: {r['game']} {flags} {' vs '.join(r['bots'])}, "
+             f"{r['deals']} deal seeds, chunk {r['chunk_size']}",
              f"{'executor':>9} {'games':>6} {'chunks':>6} {'wall s':>7} {'games/s':>8}"]
     for mode in ("local", "ray"):
         m = r[mode]

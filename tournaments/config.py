@@ -1,7 +1,7 @@
 """Tournament configs: TOML files checked in full before any work starts.
 
-    [tournament]
-    game = "gonin_kan"          # a `kanjax.games()` name
+    [tournament]                # (configs/quickstart.toml is a complete example)
+    game = "..."                # a `kanjax.games()` name
     format = "duplicate"        # duplicate | round_robin | gauntlet | ab
     deals = 64                  # deal seeds (duplicate groups)
     seed = 0
@@ -9,14 +9,14 @@
     output = "results/quickstart"
     ray_address = ""            # "" = a local Ray started for the run
 
-    [flags]                     # the game's variant flags (kan.md §13), optional
-    n_rounds = 2
+    [flags]                     # the game's variant flags (its rules file), optional
 
     [bots.random]               # name -> spec
     kind = "random"             # random | heuristic | pimc | python ("module:Class") | external
     version = "1"
-    # pimc (Gonin Kan, solvers.pimc): samples = 16 layouts a move, budget = 5000 search
-    # nodes a problem, max_cards = 6 (searches from 6 cards in hand on)
+    # heuristic: the game's own (`Env.heuristic`); pimc (solvers.pimc, the games it
+    # supports): samples = 16 layouts a move, budget = 5000 search nodes a problem,
+    # max_cards = 6 (searches from 6 cards in hand on)
 
     [ab]                        # only for format = "ab"
     candidate = "heuristic"
@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import kanjax
+from kanjax.bots import has_heuristic
 
 FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
 BOT_KINDS = {
@@ -96,11 +97,17 @@ class TournamentConfig:
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def engine_version(self) -> str:
+        """The game engine's `version` (`kanjax.api.Env.version`)."""
+        return kanjax.make(self.game, **self.flags).version
+
     def config_hash(self) -> str:
-        """A short hash of everything that decides the games (not where they are written)."""
+        """A short hash of everything that decides the games (not where they are written),
+        the engine version included: a resumed run never mixes two engine versions."""
         d = self.to_dict()
         for k in ("output", "ray_address", "chunk_size"):
             d.pop(k)
+        d["engine_version"] = self.engine_version()
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -161,7 +168,7 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
                           "tournament", "game")
     flags = dict(raw.get("flags", {}))
     try:
-        kanjax.make(game, **flags)
+        env = kanjax.make(game, **flags)
     except (ValueError, TypeError) as err:
         bad = next((k for k in flags if f"'{k}'" in str(err) or f"{k}=" in str(err)), None)
         raise where.error(str(err), "flags", bad) from None
@@ -176,9 +183,9 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
         raise where.error(f"must be an integer >= 0, got {seed!r}", "tournament", "seed")
     bots = _parse_bots(where, raw.get("bots", {}))
     for b in bots:
-        if b.kind == "pimc" and game != "gonin_kan":
-            raise where.error(f"pimc bots play gonin_kan only, not {game!r}", f"bots.{b.name}",
-                              "kind")
+        problem = _kind_problem(b.kind, env)
+        if problem:
+            raise where.error(problem, f"bots.{b.name}", "kind")
     names = [b.name for b in bots]
     ab = dict(raw.get("ab", {}))
     if fmt == "ab":
@@ -237,6 +244,19 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
                             time_limit=float(limit),
                             **{k: spec.get(k, d) for k, d in PIMC_KEYS.items()}))
     return tuple(bots)
+
+
+def _kind_problem(kind: str, env: kanjax.Env) -> str:
+    """Why a bot of `kind` cannot play `env`'s game ("" if it can): each kind says which
+    games it plays."""
+    if kind == "heuristic" and not has_heuristic(env):
+        return f"{env.name} has no heuristic bot"
+    if kind == "pimc":
+        from solvers import pimc
+
+        if not pimc.supports(env):
+            return f"pimc bots play {', '.join(pimc.GAMES)} only, not {env.name!r}"
+    return ""
 
 
 def _host_bot_problem(kind: str, spec: dict) -> str:

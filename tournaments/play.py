@@ -3,7 +3,8 @@
 A `ChunkPlayer` compiles once for its config (batch padded to the chunk size) and turns a list
 of planned games into rows of the `games`, `seats` and `deals` tables. The games of one
 duplicate group share a game key, so they get the same deals (`kanjax.rollout` keys chance
-by the deal).
+by the deal). A finished deal is recorded through the env's views: `deal_facts` inside the
+jitted loop (up to `max_deals` of them a game), `deal_row` for its row.
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.bots import uniform_random
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import summary
+from kanjax.bots import make_heuristic, uniform_random
 from kanjax.rollout import Policy, game_key, propose
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
@@ -45,8 +44,6 @@ def jax_policy(spec: BotSpec, env) -> Policy:
     if spec.kind == "random":
         return uniform_random
     if spec.kind == "heuristic":
-        from kanjax.bots.heuristic import make_heuristic
-
         return make_heuristic(env)
     raise ValueError(f"bot {spec.name!r}: kind {spec.kind!r} is not a JAX policy")
 
@@ -70,7 +67,7 @@ class ChunkPlayer:
                      if b.kind == "pimc"}
         policies = tuple(uniform_random if i in self.host or i in self.pimc
                          else jax_policy(b, env) for i, b in enumerate(cfg.bots))
-        self.max_deals = cfg.flags.get("n_rounds", 10) * 3 * (4 if env.config.shippo_jo else 1)
+        self.max_deals = env.max_deals
         self.config_hash = cfg.config_hash()
         self._policies = policies
         # Players of the same game, flags and bot kinds share compiled functions.
@@ -90,14 +87,11 @@ class ChunkPlayer:
 
     # ---- one game, jittable ------------------------------------------------------------------
     def _start_game(self, gkey):
-        env, steps, deals, n = self.env, self.env.max_steps, self.max_deals, self.env.num_players
-        rows = {
-            "round": jnp.zeros(deals, jnp.int32), "deal": jnp.zeros(deals, jnp.int8),
-            "dealer": jnp.zeros(deals, jnp.int8), "trump": jnp.zeros(deals, jnp.int8),
-            "kankei": jnp.zeros((deals, n), jnp.bool_), "points": jnp.zeros((deals, 2), jnp.int8),
-            "outcome": jnp.zeros(deals, jnp.int8),
-        }
-        return {"state": env.init(gkey), "returns": jnp.zeros(n, jnp.float32),
+        env, steps, n = self.env, self.env.max_steps, self.env.num_players
+        state = env.init(gkey)
+        rows = {k: jnp.zeros((self.max_deals, *f.shape), f.dtype)  # shapes only
+                for k, f in env.deal_facts(state, state).items()}
+        return {"state": state, "returns": jnp.zeros(n, jnp.float32),
                 "actions": jnp.full(steps, -1, jnp.int16), "rows": rows,
                 "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
@@ -111,16 +105,10 @@ class ChunkPlayer:
         env, deals = self.env, self.max_deals
         s0 = carry["state"]
         moving = ~(s0.terminated | s0.truncated)
-        a, b = summary(s0), summary(s1)
         ended = moving & env.deal_done(s1) & ~s1.illegal_action
         k = jnp.minimum(carry["ndeals"], deals - 1)
-        kankei = a["kankei"]
-        if env.num_players == 6:  # the sitting-out dealer is a kankei for scoring (KAN-17)
-            kankei = kankei | (jnp.arange(6) == a["dealer"])
-        new = {"round": a["round"], "deal": a["deal"], "dealer": a["dealer"],
-               "trump": a["trump"], "kankei": kankei, "points": b["last_points"],
-               "outcome": b["last_outcome"]}
-        rows = {key: r.at[k].set(jnp.where(ended, new[key].astype(r.dtype), r[k]))
+        facts = env.deal_facts(s0, s1)
+        rows = {key: r.at[k].set(jnp.where(ended, facts[key], r[k]))
                 for key, r in carry["rows"].items()}
         at = jnp.minimum(s0.step_count, env.max_steps - 1)
         return {
@@ -154,7 +142,7 @@ class ChunkPlayer:
         s = carry["state"]
         return {"returns": carry["returns"], "steps": s.step_count, "truncated": s.truncated,
                 "forfeit": carry["forfeit"], "actions": carry["actions"],
-                "ndeals": carry["ndeals"], **carry["rows"]}
+                "ndeals": carry["ndeals"], "rows": carry["rows"]}
 
     # ---- a chunk ---------------------------------------------------------------------------
     def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
@@ -212,7 +200,8 @@ class ChunkPlayer:
 
     def _rows(self, chunk: int, games: list[PlannedGame], out: dict,
               reasons: dict[int, str]) -> dict[str, list[dict]]:
-        names = [b.name for b in self.cfg.bots]
+        env, names = self.env, [b.name for b in self.cfg.bots]
+        n_roles = len(env.role_names)
         flags = json.dumps(self.cfg.flags, sort_keys=True)
         rows: dict[str, list[dict]] = {"games": [], "seats": [], "deals": []}
         for i, g in enumerate(games):
@@ -227,26 +216,32 @@ class ChunkPlayer:
                 "forfeit": int(out["forfeit"][i]), "forfeit_reason": reasons.get(i, ""),
                 "actions": out["actions"][i][:steps].tolist(),
             })
-            kankei = out["kankei"][i][:nd]
-            kwin = np.isin(out["outcome"][i][:nd], ks.KANKEI_WINS)
+            facts = {k: v[i][:nd] for k, v in out["rows"].items()}
             for d in range(nd):
                 rows["deals"].append({
-                    "game_id": g.game_id, "deal_index": d, "round": int(out["round"][i][d]),
-                    "deal": int(out["deal"][i][d]), "dealer": int(out["dealer"][i][d]),
-                    "trump": int(out["trump"][i][d]),
-                    "kankei": np.flatnonzero(kankei[d]).tolist(),
-                    "points_kankei": int(out["points"][i][d][0]),
-                    "points_mukankei": int(out["points"][i][d][1]),
-                    "outcome": ks.OUTCOME_NAMES[int(out["outcome"][i][d])],
+                    "game_id": g.game_id, "deal_index": d, "side": facts["side"][d].tolist(),
+                    "role": facts["role"][d].tolist(), "won": facts["won"][d].tolist(),
+                    "counted": bool(facts["counted"][d]),
+                    **env.deal_row({k: v[d] for k, v in facts.items()}),
                 })
-            decided = out["outcome"][i][:nd] != ks.SHIPPO_VOID
-            for p, bot in enumerate(bots):
-                k = kankei[:, p]
-                rows["seats"].append({
-                    "game_id": g.game_id, "group": g.group, "rotation": g.rotation,
-                    "player": p, "bot": bot, "score": float(out["returns"][i][p]),
-                    "deals": int(decided.sum()), "deals_kankei": int((k & decided).sum()),
-                    "deals_won_kankei": int((k & kwin).sum()),
-                    "deals_won_mukankei": int((~k & decided & ~kwin).sum()),
-                })
+            rows["seats"] += [{"game_id": g.game_id, "group": g.group, "rotation": g.rotation,
+                               "player": p, "bot": bot, "score": float(out["returns"][i][p]),
+                               **_seat_deals(facts, p, n_roles)}
+                              for p, bot in enumerate(bots)]
         return rows
+
+
+def _seat_deals(facts: dict[str, np.ndarray], p: int, n_roles: int) -> dict:
+    """Player `p`'s `seats` columns of his game's finished deals (`deal_facts`, stacked):
+    counted deals, his side and role when constant, deals and deals won by role."""
+    counted, role, side = facts["counted"], facts["role"][:, p], facts["side"][:, p]
+    won = facts["won"][:, p] & counted
+    roles = [int(r) for r in np.unique(role[counted])]
+    sides = [int(x) for x in np.unique(side)]
+    return {
+        "deals": int(counted.sum()),
+        "side": sides[0] if len(sides) == 1 else -1,
+        "role": roles[0] if len(roles) == 1 else -1,
+        "deals_by_role": [int((counted & (role == r)).sum()) for r in range(n_roles)],
+        "won_by_role": [int((won & (role == r)).sum()) for r in range(n_roles)],
+    }

@@ -1,41 +1,70 @@
 """The report of a tournament folder: DIR/report.json, DIR/ratings.png, DIR/scores.png and a
 terminal table (`kanjax tournament report DIR`).
 
-Reads DIR/seats/ (required), DIR/deals/ (for the team-aware ratings) and DIR/games/ (forfeits,
-truncations) with `pyarrow.dataset`. From DIR/manifest.json it reads only `config.format`
-and, when that is "ab", `config.ab` = {candidate, baseline, mu0, mu1, alpha, beta} (alpha and
-beta default to 0.05); a missing or unreadable manifest just means no SPRT.
+Reads DIR/seats/ (required), DIR/deals/ (its `game_id` and `side` columns, for the
+team-aware ratings) and DIR/games/ (forfeits, truncations) with `pyarrow.dataset`. From
+DIR/manifest.json it reads `roles` (the game's role names; without them roles are "role0",
+"role1", ...), `config.format` and, when that is "ab", `config.ab` = {candidate, baseline,
+mu0, mu1, alpha, beta} (alpha and beta default to 0.05); a missing or unreadable manifest
+just means no SPRT.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 
 from tournaments import stats
-from tournaments.schema import TABLES
+from tournaments.schema import GAMES, SEATS
 
 
-def _read(root: Path, name: str) -> pa.Table:
+def _read(root: Path, name: str, schema: pa.Schema) -> pa.Table:
     """One table of the folder (empty, with its schema, when absent)."""
     folder = root / name
     if not folder.is_dir():
-        return TABLES[name].empty_table()
-    return ds.dataset(folder, format="parquet", schema=TABLES[name]).to_table()
+        return schema.empty_table()
+    return ds.dataset(folder, format="parquet", schema=schema).to_table()
 
 
-def _ab_settings(root: Path) -> dict | None:
-    """The A/B test settings of manifest.json, or None when the format is not "ab"."""
-    try:
-        config = json.loads((root / "manifest.json").read_text()).get("config") or {}
-    except (OSError, ValueError, AttributeError):
+def _sides(root: Path) -> pa.Table | None:
+    """The `game_id` and `side` columns of the deals table, or None without deals."""
+    folder = root / "deals"
+    if not folder.is_dir():
         return None
+    table = ds.dataset(folder, format="parquet").to_table(columns=["game_id", "side"])
+    return table if table.num_rows else None
+
+
+def _manifest(root: Path) -> dict:
+    """manifest.json as a dict ({} when missing or unreadable)."""
+    try:
+        manifest = json.loads((root / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return manifest if isinstance(manifest, dict) else {}
+
+
+def _roles(manifest: dict, seats: pa.Table) -> list[str]:
+    """The game's role names: the manifest's, else role0, role1, ... (as many as the seats'
+    per-role lists hold)."""
+    roles = manifest.get("roles")
+    if isinstance(roles, list) and all(isinstance(r, str) for r in roles):
+        return roles
+    lengths = pc.list_value_length(seats.column("deals_by_role")).to_numpy()
+    return [f"role{i}" for i in range(int(lengths.max()) if len(lengths) else 0)]
+
+
+def _ab_settings(manifest: dict) -> dict | None:
+    """The A/B test settings of the manifest, or None when the format is not "ab"."""
+    config = manifest.get("config") or {}
     if not isinstance(config, dict) or config.get("format") != "ab":
         return None
     ab = config.get("ab")
@@ -64,10 +93,8 @@ def _forfeits(games: pa.Table) -> dict[str, int]:
     """Forfeits per bot."""
     forfeit = games.column("forfeit").to_numpy()
     rows = np.nonzero(forfeit >= 0)[0]
-    out: dict[str, int] = {}
-    for bots, p in zip(games.column("bots").take(rows).to_pylist(), forfeit[rows], strict=True):
-        out[bots[p]] = out.get(bots[p], 0) + 1
-    return out
+    bots = games.column("bots").take(rows).to_pylist()
+    return dict(Counter(b[p] for b, p in zip(bots, forfeit[rows], strict=True)))
 
 
 def _clean(x: Any) -> Any:
@@ -87,20 +114,23 @@ def report(dir: str | Path) -> dict:
     """Compute the statistics of a tournament folder, write DIR/report.json and the plots,
     and return the report (JSON-safe)."""
     root = Path(dir)
-    seats = _read(root, "seats")
+    seats = _read(root, "seats", SEATS)
     if seats.num_rows == 0:
         raise ValueError(f"{root}: no games stored (no rows under {root / 'seats'})")
-    games, deals = _read(root, "games"), _read(root, "deals")
+    games, sides = _read(root, "games", GAMES), _sides(root)
     n_players = int(seats.column("player").to_numpy().max()) + 1
-    partners = stats.whole_match_partners(deals, n_players) if deals.num_rows else None
-    ab = _ab_settings(root)
+    partners = stats.whole_match_partners(sides, n_players) if sides is not None else None
+    manifest = _manifest(root)
+    roles = _roles(manifest, seats)
+    ab = _ab_settings(manifest)
     result = _clean({
         "dir": str(root),
+        "roles": roles,
         "games": len(np.unique(seats.column("game_id").to_numpy())),
         "groups": len(np.unique(seats.column("group").to_numpy())),
         "truncated": int(np.sum(games.column("truncated").to_numpy(zero_copy_only=False))),
         "forfeits": _forfeits(games),
-        "bots": stats.bot_summary(seats),
+        "bots": stats.bot_summary(seats, roles),
         "pairwise": stats.pairwise(seats),
         "ratings": stats.fit_ratings(seats, partners),
         "sprt": _sprt(seats, ab) if ab is not None else None,
@@ -151,6 +181,15 @@ def _ci(x: float | None, lo: float | None, hi: float | None, digits: int = 2) ->
     return f"{x:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0%}"
+
+
+def _width(role: str) -> int:
+    """The column width of a role's win share in the terminal table."""
+    return max(len(role), 4) + 2
+
+
 def format_report(result: dict) -> str:
     """A terminal table of a `report()` result."""
     r = result["ratings"]
@@ -159,13 +198,17 @@ def format_report(result: dict) -> str:
     lines = [f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
              + (f", {result['truncated']} truncated" if result["truncated"] else ""),
              "", f"{'bot':<16}{'seats':>7}  {'score/deal [95% CI]':<26}"
-             f"{'score/match [95% CI]':<28}{'won':>6}  Elo [95% CI]"]
+             f"{'score/match [95% CI]':<28}{'won':>6}"
+             + "".join(f"{r:>{_width(r)}}" for r in result["roles"]) + "  Elo [95% CI]"]
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
-        won = "n/a" if b["win_share"] is None else f"{b['win_share']:.0%}"
         per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
+        by_role = "".join(f"{_pct(b['win_share_by_role'].get(r)):>{_width(r)}}"
+                          for r in result["roles"])
         lines.append(f"{b['bot']:<16}{b['seats']:>7}  {per_deal:<26}"
-                     f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}{won:>6}  "
-                     f"{_ci(*elo[b['bot']], digits=0)}")
+                     f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}"
+                     f"{_pct(b['win_share']):>6}{by_role}  {_ci(*elo[b['bot']], digits=0)}")
+    if result["roles"]:
+        lines.append("(won: share of deals his side won, overall and in each role)")
     lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
                  f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
                  "pairs left out)")

@@ -20,14 +20,15 @@ import signal
 import sys
 import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 
 import pyarrow as pa
+from tqdm import tqdm
 
 from tournaments.config import TournamentConfig
 from tournaments.plan import PlannedGame, chunked, plan_games
-from tournaments.schema import TABLES
+from tournaments.schema import tables
 from tournaments.stats import sprt
 from tournaments.storage import Store
 
@@ -46,33 +47,23 @@ class RunResult:
     interrupted: bool = False
 
 
-class Progress:
-    """A one-line progress bar on stderr: games done, games/s, ETA."""
-
-    def __init__(self, total: int, done: int, stream=sys.stderr) -> None:
-        self.total, self.done, self.stream = total, done, stream
-        self.t0, self.new = time.perf_counter(), 0
-
-    def add(self, games: int) -> None:
-        self.done += games
-        self.new += games
-        rate = self.new / max(time.perf_counter() - self.t0, 1e-9)
-        eta = (self.total - self.done) / rate if rate > 0 else float("inf")
-        self.stream.write(f"\r{self.done}/{self.total} games  {rate:,.0f} games/s  "
-                          f"ETA {eta:,.0f} s   ")
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.write("\n")
+def progress_bar(total: int, done: int) -> tqdm:
+    """The run's progress bar on stderr (tqdm): games stored of all, games/s of this run
+    and its ETA (a resumed run starts at the games already stored)."""
+    return tqdm(total=total, initial=done, unit="game", smoothing=0.1,
+                dynamic_ncols=True, file=sys.stderr)
 
 
-def _manifest(cfg: TournamentConfig) -> dict:
+def _manifest(cfg: TournamentConfig, env) -> dict:
     import jax
 
     import kanjax
 
     return {
         "config": cfg.to_dict(),
+        "engine_version": env.version,
+        "roles": list(env.role_names),
+        "deal_columns": [list(c) for c in env.deal_columns],
         "versions": {"kanjax": _version("kanjax"), "jax": jax.__version__,
                      "bots": {b.name: f"{b.kind}/{b.version}" for b in cfg.bots},
                      "python": platform.python_version()},
@@ -100,7 +91,7 @@ class _GroupScores:
 
     def __init__(self, games_per_group: dict[int, int]) -> None:
         self.expected = games_per_group
-        self.seen: dict[int, int] = defaultdict(int)
+        self.seen: Counter[int] = Counter()
         self.sums: dict[int, dict[str, list[float]]] = defaultdict(
             lambda: defaultdict(lambda: [0.0, 0]))
 
@@ -152,32 +143,33 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     import kanjax
 
     env = kanjax.make(cfg.game, **cfg.flags)
-    store = Store(cfg.output, cfg.config_hash())
-    store.prepare(_manifest(cfg))
+    schemas = tables(env.deal_columns)
+    store = Store(cfg.output, cfg.config_hash(), schemas)
+    store.prepare(_manifest(cfg, env))
     games = plan_games(cfg, env.num_players)
     chunks = chunked(games, cfg.chunk_size)
     done = store.finished_chunks()
     todo = [c for c in range(len(chunks)) if c not in done]
     stored_games = sum(len(chunks[c]) for c in done)
-    groups = _GroupScores(_count(g.group for g in games))
+    groups = _GroupScores(Counter(g.group for g in games))
     verdict = _resume_sprt(cfg, store, groups) if cfg.format == "ab" else None
-    bar = Progress(len(games), stored_games) if progress else None
     t0 = time.perf_counter()
     run = 0
     interrupted = False
     if executor is None:
         executor = LocalExecutor(cfg) if local else RayExecutor(cfg, actors)
+    bar = progress_bar(len(games), stored_games) if progress else None  # after Ray's logs
     try:
         with _stop_on_sigint() as stop:
             for chunk, rows in executor.run((c, chunks[c]) for c in todo
                                             if not (verdict and verdict["verdict"] != "continue")
                                             and not stop.is_set()):
-                store.write_chunk(chunk, {k: pa.Table.from_pylist(v, schema=TABLES[k])
+                store.write_chunk(chunk, {k: pa.Table.from_pylist(v, schema=schemas[k])
                                           for k, v in rows.items()})
                 run += 1
                 stored_games += len(rows["games"])
                 if bar:
-                    bar.add(len(rows["games"]))
+                    bar.update(len(rows["games"]))
                 if cfg.format == "ab":
                     verdict = _update_sprt(cfg, groups, rows, verdict)
                     if verdict["verdict"] != "continue":
@@ -194,13 +186,6 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
                           sprt=verdict if cfg.format == "ab" else None)
     decided = verdict if verdict and verdict["verdict"] != "continue" else None
     return RunResult(len(chunks), run, len(done), stored_games, seconds, decided, interrupted)
-
-
-def _count(items: Iterator[int]) -> dict[int, int]:
-    out: dict[int, int] = defaultdict(int)
-    for i in items:
-        out[i] += 1
-    return out
 
 
 def _update_sprt(cfg: TournamentConfig, groups: _GroupScores, rows: dict,

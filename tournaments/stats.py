@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
@@ -97,18 +97,18 @@ def _table(g: np.ndarray, b: np.ndarray, values: np.ndarray, shape: tuple[int, i
     return out
 
 
-def bot_summary(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95
-                ) -> list[dict]:
+def bot_summary(seats: Columns, roles: Sequence[str] = (), n_boot: int = 2000, seed: int = 0,
+                level: float = 0.95) -> list[dict]:
     """Per bot (sorted by name): games, groups, mean match score and mean score per deal
-    (sum of scores / sum of deals) with group-bootstrap CIs, and the share of deals won
-    overall, as kankei and as mukankei (from deals_won_*)."""
+    (sum of scores / sum of deals) with group-bootstrap CIs, and the share of deals his side
+    won: overall and in each role (`win_share_by_role`, keyed by the game's role names
+    `roles`, from `deals_by_role` / `won_by_role`; None where he never held the role)."""
     bots, g, b = _by_group_bot(seats)
     shape = (g.max() + 1, len(bots))
     score = _col(seats, "score").astype(np.float64)
     deals = _col(seats, "deals").astype(np.float64)
-    kankei = _col(seats, "deals_kankei").astype(np.float64)
-    won_k = _col(seats, "deals_won_kankei").astype(np.float64)
-    won_m = _col(seats, "deals_won_mukankei").astype(np.float64)
+    in_role = _col_matrix(seats, "deals_by_role", len(roles))
+    won = _col_matrix(seats, "won_by_role", len(roles))
     num = _table(g, b, score, shape)
     den_match, den_deal = _table(g, b, np.ones_like(score), shape), _table(g, b, deals, shape)
     boot = _boot_ratios(np.hstack([num, num]), np.hstack([den_match, den_deal]), n_boot, seed)
@@ -117,18 +117,27 @@ def bot_summary(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float 
     out = []
     for i, name in enumerate(bots):
         rows = b == i
-        n_deals, n_k = deals[rows].sum(), kankei[rows].sum()
+        n_deals = deals[rows].sum()
+        n_role, won_role = in_role[rows].sum(0), won[rows].sum(0)
         out.append({
             "bot": str(name), "seats": int(rows.sum()), "groups": int((den_match[:, i] > 0).sum()),
             "deals": int(n_deals),
             "score": float(score[rows].mean()), "score_lo": float(lo[i]), "score_hi": float(hi[i]),
             "score_per_deal": float(score[rows].sum() / n_deals) if n_deals else float("nan"),
             "score_per_deal_lo": float(lo[k + i]), "score_per_deal_hi": float(hi[k + i]),
-            "win_share": _share(won_k[rows].sum() + won_m[rows].sum(), n_deals),
-            "win_share_kankei": _share(won_k[rows].sum(), n_k),
-            "win_share_mukankei": _share(won_m[rows].sum(), n_deals - n_k),
+            "win_share": _share(won_role.sum(), n_deals),
+            "win_share_by_role": {str(r): _share(won_role[j], n_role[j])
+                                  for j, r in enumerate(roles)},
         })
     return out
+
+
+def _col_matrix(table: Columns, name: str, width: int) -> np.ndarray:
+    """A column of equal-length lists (`width` each) as float[rows, width]."""
+    if isinstance(table, pa.Table):
+        values = table.column(name).combine_chunks().flatten().to_numpy()
+        return values.astype(np.float64).reshape(-1, width)
+    return np.asarray(list(table[name]), np.float64).reshape(-1, width)
 
 
 def _share(won: float, n: float) -> float | None:
@@ -168,27 +177,18 @@ def pairwise(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float = 0
 
 
 def whole_match_partners(deals: Columns, n_players: int) -> np.ndarray:
-    """int64[M, 3] rows (game_id, p, q), p < q: players who were on the same side (both kankei
-    or both not kankei) in every deal of their game. A deal without kankei (no teams) breaks
-    every partnership."""
-    kankei = _col_lists(deals, "kankei")
+    """int64[M, 3] rows (game_id, p, q), p < q: players who were on the same side (equal
+    `side`, not -1) in every deal of their game. A deal in which a player has no side breaks
+    his partnerships."""
+    side = _col_matrix(deals, "side", n_players)
     game = _col(deals, "game_id").astype(np.int64)
     ids, g = np.unique(game, return_inverse=True)
-    member = np.zeros((len(game), n_players), bool)
-    member[kankei.value_parent_indices().to_numpy(), kankei.flatten().to_numpy()] = True
-    teams = member.any(1)
-    same = teams[:, None, None] & (member[:, :, None] == member[:, None, :])
+    same = (side[:, :, None] == side[:, None, :]) & (side[:, :, None] >= 0)
     n_same = np.zeros((len(ids), n_players, n_players), np.int64)
     np.add.at(n_same, g, same)
     always = n_same == np.bincount(g, minlength=len(ids))[:, None, None]
     gi, p, q = np.nonzero(np.triu(always, 1))
     return np.stack([ids[gi], p, q], 1).astype(np.int64)
-
-
-def _col_lists(table: Columns, name: str) -> pa.ListArray:
-    if isinstance(table, pa.Table):
-        return table.column(name).combine_chunks()
-    return pa.array([list(v) for v in table[name]], pa.list_(pa.int64()))
 
 
 def _comparisons(seats: Columns, partners: np.ndarray | None

@@ -17,8 +17,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from tournaments.schema import TABLES
-
 ORDER = ("deals", "seats", "games")  # games last: its file marks the chunk finished
 
 
@@ -31,16 +29,19 @@ def chunk_file(chunk: int) -> str:
 
 
 class Store:
-    """The output folder of one tournament (identified by its config hash)."""
+    """The output folder of one tournament (identified by its config hash), whose tables have
+    the `schemas` of `tournaments.schema.tables`."""
 
-    def __init__(self, root: str | Path, config_hash: str) -> None:
+    def __init__(self, root: str | Path, config_hash: str, schemas: dict[str, pa.Schema]
+                 ) -> None:
         self.root = Path(root)
         self.config_hash = config_hash
+        self.schemas = schemas
 
     def prepare(self, manifest: dict) -> None:
         """Create the folder (or check it is this tournament's) and write the manifest."""
         try:
-            for table in TABLES:
+            for table in self.schemas:
                 (self.root / table).mkdir(parents=True, exist_ok=True)
             probe = tempfile.NamedTemporaryFile(dir=self.root, prefix=".probe", delete=True)
             probe.close()
@@ -73,7 +74,7 @@ class Store:
         """Store one chunk's tables atomically (each checked against its schema)."""
         staged = []
         for name in ORDER:
-            table = tables[name].cast(TABLES[name])
+            table = tables[name].cast(self.schemas[name])
             final = self.root / name / chunk_file(chunk)
             tmp = final.with_name(f".{final.name}.tmp")
             pq.write_table(table, tmp)

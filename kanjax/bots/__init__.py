@@ -1,6 +1,26 @@
 """Policies `(key, observation, legal_mask) -> action`, jittable and vmappable."""
 
-from kanjax.bots.heuristic import make_heuristic
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from kanjax.api import Array, Env
 from kanjax.bots.random import uniform_random
 
-__all__ = ["make_heuristic", "uniform_random"]
+__all__ = ["has_heuristic", "make_heuristic", "uniform_random"]
+
+Policy = Callable[[Array, Array, Array], Array]
+
+
+def has_heuristic(env: Env) -> bool:
+    """Whether `env`'s game has a heuristic bot (`Env.heuristic`)."""
+    return env.heuristic is not None
+
+
+def make_heuristic(env: Env) -> Policy:
+    """The heuristic policy of `env`'s game: the factory its `Env.heuristic` names."""
+    if env.heuristic is None:
+        raise ValueError(f"{env.name} has no heuristic bot")
+    module, factory = env.heuristic.split(":")
+    return getattr(importlib.import_module(module), factory)(env)

@@ -70,6 +70,7 @@ from kanjax import jaxutil
 from kanjax import trick as trick_kernel
 from kanjax.api import Array, Env, State, common_summary, register_state
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan_results import KanResults
 from kanjax.envs.kan_scoring import deal_tables
 
 # ---- phases --------------------------------------------------------------------------------
@@ -330,7 +331,7 @@ def summary(state: KanState) -> dict[str, Array]:
     }
 
 
-class KanEnv(Env):
+class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
     """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
     Actions: kan_spec's table (228 ids). Observation: `observe(state, p)` -> int8[L], fields

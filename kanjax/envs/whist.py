@@ -418,6 +418,32 @@ class WhistEnv(Env):
         owner = summary_numpy(state)["hand_owner"]
         return format_pbn([np.flatnonzero(owner == p) for p in range(4)], first)
 
+    # ---- tournament views (`kanjax.api.Env`) -------------------------------------------------
+    # Sides: N-S 0, E-W 1; roles (bridge's names): the opening leader's side defends, the
+    # other declares. A side wins the deal with 7 or more of the 13 tricks.
+    version = "1"
+    role_names = ("defence", "declarer")
+    deal_columns = (("leader", "string"), ("trump", "string"), ("tricks_ns", "int8"),
+                    ("tricks_ew", "int8"))
+    heuristic = "kanjax.bots.whist_heuristic:make_whist_heuristic"
+
+    def deal_facts(self, before: WhistState, after: WhistState) -> dict[str, Array]:
+        """The deal's sides, roles and winners, its opening leader, trump and tricks."""
+        h = after._h.astype(jnp.int32)
+        side = jnp.arange(4) % 2
+        tricks = jnp.stack([h[NS], h[EW]])
+        return {
+            "role": (side != h[FIRST] % 2).astype(jnp.int8), "side": side.astype(jnp.int8),
+            "won": 2 * tricks[side] > NUM_TRICKS, "counted": jnp.bool_(True),
+            "leader": h[FIRST].astype(jnp.int8), "trump": h[TRUMP].astype(jnp.int8),
+            "tricks": tricks.astype(jnp.int8),
+        }
+
+    def deal_row(self, facts: dict) -> dict:
+        """The `deals` columns: opening leader (N E S W), trump (NT S H D C), tricks by side."""
+        return {"leader": SEATS[int(facts["leader"])], "trump": TRUMPS[int(facts["trump"]) + 1],
+                "tricks_ns": int(facts["tricks"][0]), "tricks_ew": int(facts["tricks"][1])}
+
 
 def trump_index(trump: str | int) -> int:
     """A trump given as a name ("NT", "S", "H", "D", "C") or a suit index (-1 NT, 0..3)."""

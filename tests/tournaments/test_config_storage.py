@@ -8,9 +8,10 @@ import pyarrow.dataset as ds
 import pytest
 
 from tournaments.config import ConfigError, load_config, parse_config
-from tournaments.schema import TABLES
+from tournaments.schema import deals_schema, tables
 from tournaments.storage import Store, StoreError
 
+SCHEMAS = tables([("dealer", "int8"), ("outcome", "string")])
 GOOD = """\
 [tournament]
 game = "gonin_kan"
@@ -97,17 +98,17 @@ def _tables(chunk: int, games: int = 2) -> dict[str, pa.Table]:
                    "bots": ["a"] * 5, "scores": [0.0] * 5, "steps": 10, "truncated": False,
                    "forfeit": -1, "actions": [1, 2]} for i in ids],
         "seats": [{"game_id": i, "group": i, "rotation": 0, "player": p, "bot": "a",
-                   "score": 0.0, "deals": 1, "deals_kankei": 0, "deals_won_kankei": 0,
-                   "deals_won_mukankei": 1} for i in ids for p in range(5)],
-        "deals": [{"game_id": i, "deal_index": 0, "round": 0, "deal": 1, "dealer": 0,
-                   "trump": 0, "kankei": [1, 2], "points_kankei": 9, "points_mukankei": 7,
-                   "outcome": "NORMAL_WIN"} for i in ids],
+                   "score": 0.0, "deals": 1, "side": p % 2, "role": 1, "deals_by_role": [0, 1],
+                   "won_by_role": [0, 1]} for i in ids for p in range(5)],
+        "deals": [{"game_id": i, "deal_index": 0, "side": [0, 1, 0, 1, 0], "role": [1] * 5,
+                   "won": [True] * 5, "counted": True, "dealer": 0, "outcome": "WIN"}
+                  for i in ids],
     }
-    return {k: pa.Table.from_pylist(v, schema=TABLES[k]) for k, v in rows.items()}
+    return {k: pa.Table.from_pylist(v, schema=SCHEMAS[k]) for k, v in rows.items()}
 
 
 def test_store_writes_chunks_atomically_and_resumes(tmp_path):
-    store = Store(tmp_path / "out", "h1")
+    store = Store(tmp_path / "out", "h1", SCHEMAS)
     store.prepare({"started": "t0"})
     store.write_chunk(0, _tables(0))
     store.write_chunk(3, _tables(3))
@@ -120,13 +121,44 @@ def test_store_writes_chunks_atomically_and_resumes(tmp_path):
     games = ds.dataset(tmp_path / "out" / "games").to_table()
     assert sorted(games["game_id"].to_pylist()) == [0, 1, 30, 31]
     # the same tournament resumes; another one may not reuse the folder
-    Store(tmp_path / "out", "h1").prepare({"started": "t1"})
+    Store(tmp_path / "out", "h1", SCHEMAS).prepare({"started": "t1"})
     with pytest.raises(StoreError, match="holds another tournament"):
-        Store(tmp_path / "out", "h2").prepare({})
+        Store(tmp_path / "out", "h2", SCHEMAS).prepare({})
 
 
 def test_store_rejects_an_unwritable_folder(tmp_path):
     blocker = tmp_path / "file"  # a plain file where a folder should go: even root fails
     blocker.write_text("not a folder")
     with pytest.raises(StoreError, match="not writable"):
-        Store(blocker / "out", "h").prepare({})
+        Store(blocker / "out", "h", SCHEMAS).prepare({})
+
+
+def test_the_config_hash_includes_the_engine_version(monkeypatch):
+    import kanjax
+
+    cfg = parse_config(GOOD)
+    env_type = type(kanjax.make(cfg.game, **cfg.flags))
+    before = cfg.config_hash()
+    monkeypatch.setattr(env_type, "version", env_type.version + "-next")
+    assert cfg.engine_version() == env_type.version
+    assert cfg.config_hash() != before  # a resumed run never mixes two engine versions
+
+
+def test_bot_kinds_say_which_games_they_play(monkeypatch):
+    import kanjax
+
+    whist = GOOD.replace('"gonin_kan"', '"whist"').replace("n_rounds = 2", "")
+    assert [b.kind for b in parse_config(whist).bots] == ["random", "heuristic"]
+    monkeypatch.setattr(type(kanjax.make("whist")), "heuristic", None)
+    with pytest.raises(ConfigError, match=r"\[bots.heuristic\] kind: whist has no heuristic"):
+        parse_config(whist)
+
+
+def test_deals_schema_is_the_common_columns_and_the_games_own():
+    schema = deals_schema([("tricks", "int8"), ("who", "list<int8>")])
+    assert schema.names == ["game_id", "deal_index", "side", "role", "won", "counted",
+                            "tricks", "who"]
+    with pytest.raises(ValueError, match="unknown type 'float'"):
+        deals_schema([("x", "float")])
+    with pytest.raises(ValueError, match="'side': a common column"):
+        deals_schema([("side", "int8")])

@@ -13,9 +13,10 @@ import pytest
 
 from tournaments import stats
 from tournaments.report import format_report, report
-from tournaments.schema import TABLES
+from tournaments.schema import tables as tables_for
 
 N = 5  # players per game
+LISTS = ("deals_by_role", "won_by_role")  # list columns (kept as lists of lists)
 
 
 def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: float = 3.0,
@@ -25,8 +26,8 @@ def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: flo
     rng = np.random.default_rng(seed)
     names = list(strength)
     cols: dict[str, list] = {k: [] for k in ("game_id", "group", "rotation", "player", "bot",
-                                             "score", "deals", "deals_kankei",
-                                             "deals_won_kankei", "deals_won_mukankei")}
+                                             "score", "deals", "side", "role",
+                                             "deals_by_role", "won_by_role")}
     for g in range(groups):
         seats = seating or [names[i] for i in rng.integers(0, len(names), N)]
         seat_luck = rng.normal(0, luck, N)
@@ -34,10 +35,11 @@ def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: flo
             for p in range(N):
                 bot = seats[(p + r) % N]
                 eps = rng.gumbel() if noise == "gumbel" else rng.normal()
-                row = (g * N + r, g, r, p, bot, seat_luck[p] + strength[bot] + eps, 6, 2, 1, 2)
+                row = (g * N + r, g, r, p, bot, seat_luck[p] + strength[bot] + eps, 6, -1, -1,
+                       [2, 4], [1, 2])
                 for k, v in zip(cols, row, strict=True):
                     cols[k].append(v)
-    return {k: np.array(v) for k, v in cols.items()}
+    return {k: np.array(v) if k not in LISTS else v for k, v in cols.items()}
 
 
 def test_bootstrap_ci_covers_the_true_mean():
@@ -73,14 +75,15 @@ def test_bot_summary_by_hand():
     seats = {"game_id": np.array([0, 0, 1, 1]), "group": np.array([0, 0, 1, 1]),
              "player": np.array([0, 1, 0, 1]), "bot": np.array(["a", "b", "b", "a"]),
              "score": np.array([4.0, -4.0, 2.0, -2.0]), "deals": np.array([2, 2, 6, 6]),
-             "deals_kankei": np.array([1, 1, 3, 3]), "deals_won_kankei": np.array([1, 0, 3, 0]),
-             "deals_won_mukankei": np.array([1, 0, 0, 3])}
-    a, b = stats.bot_summary(seats, n_boot=200)
+             "deals_by_role": [[1, 1], [1, 1], [3, 3], [3, 3]],
+             "won_by_role": [[1, 1], [0, 0], [3, 0], [0, 3]]}
+    a, b = stats.bot_summary(seats, ("first", "second"), n_boot=200)
     assert (a["bot"], a["seats"], a["groups"], a["deals"]) == ("a", 2, 2, 8)
     assert a["score"] == pytest.approx(1.0) and a["score_per_deal"] == pytest.approx(2 / 8)
     assert a["win_share"] == pytest.approx(5 / 8)
-    assert (a["win_share_kankei"], a["win_share_mukankei"]) == (pytest.approx(1 / 4), 1.0)
-    assert b["score_per_deal"] == pytest.approx(-2 / 8) and b["win_share_kankei"] == 0.75
+    assert a["win_share_by_role"] == {"first": pytest.approx(1 / 4), "second": 1.0}
+    assert b["score_per_deal"] == pytest.approx(-2 / 8)
+    assert b["win_share_by_role"]["first"] == 0.75
     assert a["score_lo"] <= a["score"] <= a["score_hi"]
 
 
@@ -123,8 +126,11 @@ def test_ratings_handle_few_and_many_bots_and_a_bot_that_never_loses(k):
 
 
 def test_whole_match_partners_are_left_out_of_the_ratings():
+    # game 0: teams {0, 1} and {2, 3, 4} in both deals; game 1: the teams change, then a
+    # deal without sides breaks every partnership
     deals = {"game_id": np.array([0, 0, 1, 1, 1]),
-             "kankei": [[0, 1], [0, 1], [0, 1], [1, 2], []]}
+             "side": [[0, 0, 1, 1, 1], [1, 1, 0, 0, 0], [0, 0, 1, 1, 1], [1, 0, 0, 1, 1],
+                      [-1] * N]}
     partners = stats.whole_match_partners(deals, N)
     assert partners.tolist() == [[0, 0, 1], [0, 2, 3], [0, 2, 4], [0, 3, 4]]
     seats = {"game_id": np.repeat([0, 1], N), "group": np.repeat([0, 1], N),
@@ -168,13 +174,14 @@ def write_folder(root, seats: dict, manifest: dict) -> None:
             "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1),
             "forfeit_reason": ["b: crash"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
         "deals": pa.table({
-            "game_id": games, "deal_index": [0] * n, "round": [0] * n, "deal": [1] * n,
-            "dealer": [0] * n, "trump": [0] * n, "kankei": [[0, 1]] * n,
-            "points_kankei": [10] * n, "points_mukankei": [5] * n, "outcome": ["win"] * n}),
+            "game_id": games, "deal_index": [0] * n, "side": [[0, 0, 1, 1, 1]] * n,
+            "role": [[0, 0, 1, 1, 1]] * n, "won": [[True] * 2 + [False] * 3] * n,
+            "counted": [True] * n, "tricks": [3] * n}),
     }
+    schemas = tables_for([("tricks", "int8")])
     for name, table in tables.items():
         (root / name).mkdir()
-        pq.write_table(table.cast(TABLES[name]), root / name / "chunk-000000.parquet")
+        pq.write_table(table.cast(schemas[name]), root / name / "chunk-000000.parquet")
     (root / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -182,15 +189,19 @@ def test_report_writes_json_plots_and_a_table(tmp_path):
     seats = make_seats({"cand": 1.0, "base": 0.0}, groups=60, seed=7,
                        seating=["cand", "base", "base", "cand", "base"])
     ab = {"candidate": "cand", "baseline": "base", "mu0": 0.0, "mu1": 0.5}
-    write_folder(tmp_path, seats, {"config": {"format": "ab", "ab": ab}})
+    write_folder(tmp_path, seats, {"config": {"format": "ab", "ab": ab},
+                                   "roles": ["first", "second"]})
     result = report(tmp_path)
     saved = json.loads((tmp_path / "report.json").read_text())
     assert saved == result and (saved["games"], saved["groups"]) == (300, 60)
+    assert saved["roles"] == ["first", "second"]
+    assert saved["bots"][0]["win_share_by_role"] == {"first": 0.5, "second": 0.5}
     assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": 1}
     for png in ("ratings.png", "scores.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = format_report(result)
     assert "cand" in text and "base" in text and "SPRT" in text and "H1" in text
+    assert "first" in text and "second" in text  # win shares by role, under their names
 
 
 def test_report_without_manifest_has_no_sprt(tmp_path):
@@ -198,4 +209,5 @@ def test_report_without_manifest_has_no_sprt(tmp_path):
     (tmp_path / "manifest.json").write_text("not json")
     result = report(tmp_path)
     assert result["sprt"] is None
+    assert result["roles"] == ["role0", "role1"]  # no manifest: the roles go by number
     assert all(b in format_report(result) for b in "abc")
