@@ -1,5 +1,5 @@
 """Every registered game through the tournament layer (issue 23): a tiny `--local`
-tournament of two random bots (one deal seed, its default variant, chunks of 4 games), its
+tournament of two random bots (one deal seed, the small flags its test folder declares, chunks of 4 games), its
 report under the game's role names, and a stored game out as a record
 (`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game is covered
 the moment it registers."""
@@ -15,6 +15,7 @@ import pytest
 
 import kanjax
 from kanjax.cli import main
+from tests.harness.golden import game_cases
 from tournaments.plan import seatings
 
 CONFIG = """\
@@ -25,6 +26,9 @@ deals = 1
 seed = 3
 chunk_size = 4
 output = "{out}"
+
+[flags]
+{flags}
 
 [bots.random]
 kind = "random"
@@ -44,10 +48,12 @@ def kanjax_cli(*argv: str) -> str:
 
 @pytest.mark.parametrize("game", kanjax.games())
 def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path):
-    env = kanjax.make(game)
+    flags = game_cases(game).SMALL_FLAGS
+    env = kanjax.make(game, **flags)
     out = tmp_path / "out"
     config = tmp_path / "t.toml"
-    config.write_text(CONFIG.format(game=game, out=out))
+    config.write_text(CONFIG.format(game=game, out=out, flags="\n".join(
+        f"{k} = {json.dumps(v)}" for k, v in flags.items())))
     n_games = len(seatings((0, 1), env.num_players))
 
     printed = kanjax_cli("tournament", "run", str(config), "--local", "--report")
