@@ -193,27 +193,31 @@ def _deal_stats(env: Env):
 
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
     """Play `games` random matches in batches; throughput, and how deals end as the game
-    reports it (`Env.tally_report`; by default the deals and the mean returns per player)."""
+    reports it (`Env.tally_report`; by default the deals and the mean returns per player).
+    A last, partial batch runs at its own size (the same games: lanes are keyed by game
+    index), so that every count is of the `games` played."""
     env = kanjax.make(game, **flags)
-    run = make_rollout(env, uniform_random, stats_fn=_deal_stats(env))
+    rollout = make_rollout(env, uniform_random, stats_fn=_deal_stats(env))
     batch = min(batch, games)
-    seating = jnp.zeros((batch, env.num_players), jnp.int32)
     key = jax.random.PRNGKey(seed)
+    compiled = {}  # batch size -> (compiled rollout, seating)
     with Clock() as compile_clock:
-        run = run.lower(key, seating).compile()
+        for size in {batch, games % batch} - {0}:
+            seating = jnp.zeros((size, env.num_players), jnp.int32)
+            compiled[size] = rollout.lower(key, seating).compile(), seating
     deals, tally = 0, 0
     steps = played = truncated = 0
     returns = []
     with Clock() as clock:
         for b in range(-(-games // batch)):
-            out = run(jax.random.fold_in(key, b), seating)
-            take = min(batch, games - played)
+            fn, seating = compiled[min(batch, games - played)]
+            out = fn(jax.random.fold_in(key, b), seating)
             deals += int(out.stats[0])
             tally = tally + np.asarray(out.stats[1], np.int64)
-            steps += int(np.asarray(out.steps)[:take].sum())
-            truncated += int(np.asarray(out.state.truncated)[:take].sum())
-            returns.append(np.asarray(out.returns)[:take])
-            played += take
+            steps += int(np.asarray(out.steps).sum())
+            truncated += int(np.asarray(out.state.truncated).sum())
+            returns.append(np.asarray(out.returns))
+            played += seating.shape[0]
     result = {
         "game": game,
         "flags": flags,
