@@ -13,13 +13,13 @@ import numpy as np
 
 from kanjax.api import Array
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields
+from kanjax.envs.dealing import player_at
 from kanjax.envs.kan import (
     BID,
     PLAY,
-    DealFields,
     KanEnv,
     KanState,
-    _at_pos,
     _round_trump,
     action_mask,
     gonin_joker_cards,
@@ -44,7 +44,7 @@ class GambariKanEnv(KanEnv):
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """The bidding starts at the dealer's right with target 9 (KAN-64, KAN-65)."""
-        first = _at_pos(g["pos"], 0)
+        first = player_at(g["pos"], 0)
         g.update(phase=BID, target=FIRST_TARGET, leader=first,
                  trump=_round_trump(g["round"], self.config.n_rounds),
                  kankei=jnp.zeros(self.num_players, jnp.int32))

@@ -17,6 +17,8 @@ import numpy as np
 from kanjax import trick as trick_kernel
 from kanjax.api import Array
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields
+from kanjax.envs.dealing import card_at, player_at
 from kanjax.envs.kan import (
     CARD_IDS,
     CONTRACT,
@@ -27,11 +29,8 @@ from kanjax.envs.kan import (
     PLAY,
     SUIT,
     TRUMP,
-    DealFields,
     KanEnv,
     KanState,
-    _at_pos,
-    _card_with,
     _round_trump,
     action_mask,
 )
@@ -86,11 +85,11 @@ class YoninKanEnv(KanEnv):
         trump1 = _round_trump(g["round"], self.config.n_rounds)  # KAN-11
         jk_holder, jack_holder = loc[JK], loc[13 * trump1 + 9]
         partner = jnp.where(jk_holder == jack_holder,  # nijō kan: the player opposite
-                            _at_pos(pos, (pos[jk_holder] + 2) % 4), jack_holder)
+                            player_at(pos, (pos[jk_holder] + 2) % 4), jack_holder)
         first_lead = loc[jnp.where(trump1 == 3, AC, AS)]
         chooser = jnp.where(g["deal"] == 2, g["jk1"], g["ace1"])
         # places 10q, 10q + 1, 10q + 2 of the shuffle: the first three cards dealt to q
-        first3 = jnp.stack([_card_with(entry, ks.HAND_SIZE * pos[chooser] + i)
+        first3 = jnp.stack([card_at(entry, ks.HAND_SIZE * pos[chooser] + i)
                             for i in range(3)])
         g.update(
             kankei=jnp.where(deal1, (players == jk_holder) | (players == partner), g["kankei"]),
