@@ -11,7 +11,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array
+from kanjax.api import Array, ObsField
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.deal_fields import DealFields
 from kanjax.envs.dealing import player_at
@@ -87,8 +87,12 @@ class GambariKanEnv(KanEnv):
         new["phase"] = jnp.where(kan, PLAY, ph)
         return self._settle(s, g, new, loc, cur_new, outcome, key)
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        return [g["target"]]
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        return (ObsField("target", 1, self.config.gambari_min_target, FIRST_TARGET,
+                         "the bidding target t (KAN-65)"),)
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        return {"target": g["target"]}
 
     def _from_deal(self, g: dict, f: DealFields, loc: np.ndarray, hands: list[list[int]],
                    pos: np.ndarray, key: Array | None):

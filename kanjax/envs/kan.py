@@ -61,18 +61,17 @@ import dataclasses
 import importlib
 import re
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import jaxutil
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, common_summary, register_state
+from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dealing
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.deal_fields import DealFields, read_deal
-from kanjax.envs.kan_scoring import deal_tables
+from kanjax.envs.kan_scoring import deal_tables, round_bound
 from kanjax.envs.layout import Layout
 from kanjax.envs.match import MatchEnv, MatchState
 
@@ -136,21 +135,53 @@ class KanLayout(Layout):
             wide=[(k, None) for k in WIDE_SCALARS] + [("scores", n)])
 
 
-OBS_COMMON = (
-    ("cards", 4 * NC), ("me", 1), ("phase", 1), ("current_player", 1), ("round", 2),
-    ("deal", 1), ("dealer", 1), ("trump", 1), ("trick", 1), ("n_played", 1), ("leader", 1),
-    ("led_suit", 1), ("jk_named", 1), ("declared", 1), ("shippo_offered", 1),
-    ("deal_done", 1), ("last_outcome", 2), ("round_outcomes", 3), ("points", 2),
-)
-OBS_EXTRA = {"gonin": (), "yonin": (("contract", 2),), "gambari": (("target", 1),)}
-
-
-def obs_layout(n: int, variant: str = "gonin") -> tuple[tuple[str, int], ...]:
-    """The observation's fields in order: (name, length); see `KanEnv._observe`."""
-    return OBS_COMMON + (
-        ("seat_of", n), ("kankei", n), ("deal1_holders", 2), ("nijuu", 3), ("iku", 2),
-        ("signal", 3), ("rk_rm", 8), ("scores", 4 * n),
-    ) + OBS_EXTRA[variant]
+def obs_fields(config: ks.KanConfig, active: int, deals: int) -> tuple[ObsField, ...]:
+    """The observation's fields every variant has, in order (`KanEnv._observe`; a variant
+    adds its own after them). Players are absolute ids (0..n-1); suits C D H S = 0..3."""
+    n, nr, r = config.players, config.n_rounds, round_bound(config)
+    f = ObsField
+    return (
+        f("cards", 4 * NC, -1, ks.NUM_TRICKS - 1, "53 x 4, card-major, for card ids 0..52 "
+          "(this deal): [in my hand 1 / 0 (Yonin trump choice: the chooser sees only his first "
+          "three cards, the others none, KAN-57), played by (player, -1), trick played in "
+          "(0..9, -1), taken by (the trick's winner, -1)]"),
+        f("me", 1, 0, n - 1, "the observer"),
+        f("phase", 1, 0, len(PHASE_NAMES) - 1, "the phase (PHASE_NAMES)"),
+        f("current_player", 1, -1, n - 1, "the player to act, -1 at the end"),
+        f("round", 1, 0, nr, "rounds finished (n_rounds at the end)"),
+        f("deal", 1, 1, deals, "the deal of the round"),
+        f("dealer", 1, 0, n - 1, "the dealer"),
+        f("trump", 1, -1, 3, "the trump suit, -1 not named yet"),
+        f("trick", 1, 0, ks.NUM_TRICKS, "tricks completed this deal"),
+        f("n_played", 1, 0, active - 1, "cards in the current trick"),
+        f("leader", 1, 0, n - 1, "the leader of the current trick (IKU_KOI: the default "
+          "leader)"),
+        f("led_suit", 1, -1, 3, "the led suit of the current trick (a JK lead: the suit "
+          "named), -1 before the lead"),
+        f("jk_named", 1, -1, 3, "the suit named by this deal's JK lead, -1"),
+        f("declared", 1, 0, 2, "0, 1 juuroku, 2 gyaku juuroku (KAN-32)"),
+        f("shippo_offered", 1, 0, 1, "Shippo-Jo offered this deal (KAN-71)"),
+        f("deal_done", 1, 0, 1, "the last step ended a deal"),
+        f("last_outcome", 2, -1, ks.NUM_OUTCOMES - 1, "the last finished deal: its outcome "
+          "(OUTCOME_NAMES), its deal number; -1 before any"),
+        f("round_outcomes", 3, -1, ks.NUM_OUTCOMES - 1, "outcomes of deals 1..3 of this "
+          "round, -1"),
+        f("points", 2, -1, len(ks.POINT_CARDS), "point cards taken this deal by the kankei, "
+          "the mukankei; -1 while the teams are secret (Yonin deal 1, KAN-28)"),
+        f("seat_of", n, 0, n - 1, "the seat of each player (KAN-7)"),
+        f("kankei", n, -1, 1, "each player kankei 1 / mukankei 0, -1 where the observer "
+          "cannot know (Yonin deal 1, KAN-52)"),
+        f("deal1_holders", 2, -1, n - 1, "the deal-1 holders of JK and poh (Yonin: the trump "
+          "jack), from deal 2 on; -1"),
+        f("nijuu", 3, -1, NC - 1, "the nijū exchange (KAN-18): happened 1 / 0, then the cards "
+          "c and x for the two kankei (H and P), else -1"),
+        f("iku", 2, -1, 1, "IKU 1 / KOI 0 of the default leader and of the other kankei, "
+          "public once resolved (the default leader sees his own before), -1"),
+        f("signal", 3, -1, NC - 1, "the signal (KAN-38): form 1..5 (-1 none; the others see "
+          "F3 as F2), then the card ids shown, for the shower and the chooser only, -1"),
+        f("rk_rm", 2, -r, r, "the round's accumulators Rk, Rm (KAN-40)"),
+        f("scores", n, -nr * r, nr * r, "match scores of the finished rounds"),
+    )
 
 
 @register_state
@@ -245,8 +276,8 @@ def summary(state: KanState) -> dict[str, Array]:
 class KanEnv(MatchEnv):
     """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
-    Actions: kan_spec's table (228 ids). Observation: `observe(state, p)` -> int8[L], fields
-    in `obs_layout(n, variant)` order (see `_observe`).
+    Actions: kan_spec's table (228 ids). Observation: `observe(state, p)`, laid out as
+    `observation_spec()` says (`obs_fields` and the variant's `_obs_extra_fields`).
     """
 
     stochastic_step = True
@@ -263,7 +294,8 @@ class KanEnv(MatchEnv):
         self.deck[list(cards_mod.deck(self.name, **self._deck_flags()).ids)] = True
         self._mult, self._add, self._w3, self._kwin = deal_tables(config)
         self.layout = KanLayout(self.num_players)
-        self._obs_layout = obs_layout(self.num_players, config.variant)
+        self._obs_spec = ObservationSpec(
+            obs_fields(config, self.active, self.deals_per_round) + self._obs_extra_fields())
 
     def _deck_flags(self) -> dict:
         """The flags of `kanjax.cards.deck` for this variant's deck."""
@@ -494,33 +526,22 @@ class KanEnv(MatchEnv):
         """What `p` knows of the teams: (kankei int[n] 1 / 0 / -1 unknown, points [pk, pm])."""
         return g["kankei"], jnp.stack([g["pk"], g["pm"]])
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        """The variant's extra public fields (OBS_EXTRA)."""
-        return []
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        """The variant's own fields, after `obs_fields`."""
+        return ()
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        """The values of the variant's own fields (`_obs_extra_fields`)."""
+        return {}
+
+    def observation_spec(self) -> ObservationSpec:
+        return self._obs_spec
 
     def _observe(self, s: KanState, player: Array) -> Array:
-        """What `player` may know (KAN-46), int8[L]; fields in `obs_layout(n, variant)` order:
-
-        - cards (53 x 4, card-major): [in my hand, played by (player, -1), trick played in
-          (0..9, -1), taken by (trick winner, -1)] for card ids 0..52 (this deal); in a Yonin
-          trump choice the chooser sees only his first three cards, the others none (KAN-57);
-        - me, phase, current_player, round (int16 as 2 little-endian bytes), deal (1..3),
-          dealer, trump (-1 unnamed), trick (0..9), n_played (cards in the current trick),
-          leader (of the current trick; IKU_KOI: the default leader), led_suit, jk_named (suit
-          named by this deal's JK lead), declared (0, 1 juuroku, 2 gyaku), shippo_offered,
-          deal_done, last_outcome (outcome, deal), round_outcomes (deals 1..3 of this round),
-          points (kankei, mukankei; -1 while the teams are secret: Yonin deal 1, KAN-28),
-          seat_of (n), kankei (n; 1 / 0, or -1 where p cannot know: Yonin deal 1, KAN-52);
-        - deal1_holders: deal-1 joker and poh (Yonin: trump jack) holders, from deal 2 on;
-        - nijuu: [exchange happened, c, x]; c and x only for the two kankei (H and P), else -1;
-        - iku: IKU(1)/KOI(0) of the default leader and of the other kankei, public once
-          resolved; the default leader sees his own choice before (the other never does);
-        - signal: [form, card, card]; the card ids only for the shower and the chooser;
-          others see F3 as F2 (KAN-38);
-        - rk_rm: Rk, Rm as int32 little-endian bytes (8); scores: n int32 as bytes (4n);
-        - Yonin: contract (kind 0 / 1 SKUNK / 2 ALL16, declarer or -1); Gambari: target.
-        Players are absolute ids (0..n-1); suits C=0 D=1 H=2 S=3.
-        """
+        """What `player` may know (KAN-46), laid out as `observation_spec()` says: the cards
+        of this deal (his hand, every card played, by whom, in which trick and who took it),
+        the public header, what of the teams, the nijū exchange, the iku/koi choices and the
+        signal he may know, the round's accumulators and the match scores."""
         g = self.layout.unpack(s)
         p = player.astype(jnp.int32)
         loc = s._loc.astype(jnp.int32)
@@ -529,7 +550,7 @@ class KanEnv(MatchEnv):
         cards = jnp.stack([
             self._obs_hand(g, loc, p), jnp.where(played, loc & 7, -1), trick_of,
             jnp.where(played, g["winners"][trick_of], -1),
-        ], axis=1).reshape(-1)
+        ], axis=1)
         deal = g["deal"]
         resolved = g["phase"] != IKU_KOI
         iku = jnp.stack([g["iku0"], g["iku1"]])
@@ -542,37 +563,22 @@ class KanEnv(MatchEnv):
         is_k = g["kankei"][p] > 0
         nijuu = jnp.stack([g["nijuu_c"], g["nijuu_x"]])
         kankei, points = self._obs_teams(g, p)
-        extra = self._obs_extra(g)
-
-        def byte(x: Array, dtype) -> Array:
-            return jax.lax.bitcast_convert_type(x.astype(dtype), jnp.int8).reshape(-1)
-
-        def i8(*xs: Array) -> Array:
-            return jnp.concatenate([jnp.asarray(x).astype(jnp.int8).reshape(-1) for x in xs])
-
-        return jnp.concatenate([
-            i8(cards, p, g["phase"], s.current_player), byte(g["round"], jnp.int16),
-            i8(deal, g["dealer"], g["trump"], g["trick"], g["nplayed"], g["leader"], g["led"],
-               g["jk_named"], g["declared"], g["shippo"], g["deal_done"], g["last_outcome"],
-               g["last_deal"], g["out1"], g["out2"], g["out3"], points,
-               g["seat_of"], kankei,
-               jnp.where(deal >= 2, jnp.stack([g["jk1"], g["ace1"]]), -1),
-               nijuu[0] >= 0, jnp.where(is_k, nijuu, -1), iku, form, *shown),
-            byte(jnp.stack([g["rk"], g["rm"]]), jnp.int32), byte(g["scores"], jnp.int32),
-            i8(*extra) if extra else jnp.zeros(0, jnp.int8),
-        ])
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (sum(size for _, size in self._obs_layout),)
-
-    def obs_slices(self) -> dict[str, slice]:
-        """Field name -> slice of the observation (see `_observe`)."""
-        out, at = {}, 0
-        for name, size in self._obs_layout:
-            out[name] = slice(at, at + size)
-            at += size
-        return out
+        return self._obs_spec.assemble({
+            "cards": cards, "me": p, "phase": g["phase"], "current_player": s.current_player,
+            "round": g["round"], "deal": deal, "dealer": g["dealer"], "trump": g["trump"],
+            "trick": g["trick"], "n_played": g["nplayed"], "leader": g["leader"],
+            "led_suit": g["led"], "jk_named": g["jk_named"], "declared": g["declared"],
+            "shippo_offered": g["shippo"], "deal_done": g["deal_done"],
+            "last_outcome": jnp.stack([g["last_outcome"], g["last_deal"]]),
+            "round_outcomes": jnp.stack([g["out1"], g["out2"], g["out3"]]),
+            "points": points, "seat_of": g["seat_of"], "kankei": kankei,
+            "deal1_holders": jnp.where(deal >= 2, jnp.stack([g["jk1"], g["ace1"]]), -1),
+            "nijuu": jnp.concatenate([(nijuu[:1] >= 0).astype(jnp.int32),
+                                      jnp.where(is_k, nijuu, -1)]),
+            "iku": iku, "signal": jnp.stack([form, *shown]),
+            "rk_rm": jnp.stack([g["rk"], g["rm"]]), "scores": g["scores"],
+            **self._obs_extra(g),
+        })
 
     # ---- names ---------------------------------------------------------------------------------
     def _signal_hand(self, state: KanState | None) -> list[int] | None:

@@ -20,7 +20,7 @@ State (`WhistState`), besides the common fields:
   LED (its led suit, -1 before the lead), BEST_S / BEST_P (its best card strength so far and
   who played it), NS / EW (tricks taken), WINNERS (13: winner of each trick, -1).
 
-Observation `observe(state, p)` -> int8[179] (`OBS_LAYOUT`, `WhistEnv.obs_slices`):
+Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `WhistEnv.obs_slices`):
 
 | slice | field | meaning |
 |---|---|---|
@@ -51,10 +51,10 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, common_summary, register_state
+from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
 from kanjax.envs import dealing
 from kanjax.envs.deal_fields import read_deal
-from kanjax.envs.layout import Layout, slots
+from kanjax.envs.layout import Layout
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
 
 NUM_CARDS = 52
@@ -78,11 +78,20 @@ TRUMP, FIRST, LEADER, TRICK, NPLAYED, LED, BEST_S, BEST_P, NS, EW = (
     LAYOUT.head[k] for k in HEAD_SCALARS)
 WINNERS = LAYOUT.head["winners"]
 
-OBS_LAYOUT = (
-    ("cards", 3 * NUM_CARDS), ("me", 1), ("current_player", 1), ("trump", 1),
-    ("first_leader", 1), ("leader", 1), ("trick", 1), ("n_played", 1), ("led_suit", 1),
-    ("tricks", 2), ("winners", NUM_TRICKS),
-)
+OBS_SPEC = ObservationSpec((
+    ObsField("cards", 3 * NUM_CARDS, -1, NUM_TRICKS - 1, "52 x 3, card-major, for card ids "
+             "0..51: [in my hand 1 / 0, played by (player, -1), in trick (0..12, -1)]"),
+    ObsField("me", 1, 0, 3, "the observer"),
+    ObsField("current_player", 1, -1, 3, "the player to act, -1 at the end"),
+    ObsField("trump", 1, -1, 3, "the trump suit S H D C = 0..3, -1 NT"),
+    ObsField("first_leader", 1, 0, 3, "the opening leader"),
+    ObsField("leader", 1, 0, 3, "the leader of the current trick"),
+    ObsField("trick", 1, 0, NUM_TRICKS, "tricks completed (the current trick's index)"),
+    ObsField("n_played", 1, 0, 3, "cards in the current trick"),
+    ObsField("led_suit", 1, -1, 3, "the led suit of the current trick, -1 before the lead"),
+    ObsField("tricks", 2, 0, NUM_TRICKS, "tricks taken by N-S, E-W"),
+    ObsField("winners", NUM_TRICKS, -1, 3, "the winner of each completed trick, -1"),
+))
 DEAL_FIELDS = ("leader", "trump")
 
 
@@ -237,24 +246,22 @@ class WhistEnv(Env):
         return state._h[..., TRICK] == NUM_TRICKS
 
     def _observe(self, s: WhistState, player: Array) -> Array:
-        """int8[179]; see the module docstring for the layout."""
-        loc, h = s._loc.astype(jnp.int32), s._h.astype(jnp.int32)
+        """`OBS_SPEC`'s fields; see the module docstring for the layout."""
+        loc, g = s._loc.astype(jnp.int32), LAYOUT.unpack(s)
         played = loc >= PLAYED
         code = loc - PLAYED
         cards = jnp.stack([loc == player, jnp.where(played, code % 4, -1),
-                           jnp.where(played, code // 4, -1)], axis=1).reshape(-1)
-        head = jnp.stack([player, s.current_player.astype(jnp.int32), h[TRUMP], h[FIRST],
-                          h[LEADER], h[TRICK], h[NPLAYED], h[LED], h[NS], h[EW]])
-        return jnp.concatenate([cards, head, h[WINNERS]]).astype(jnp.int8)
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (sum(size for _, size in OBS_LAYOUT),)
+                           jnp.where(played, code // 4, -1)], axis=1)
+        return OBS_SPEC.assemble({
+            "cards": cards, "me": player, "current_player": s.current_player,
+            "trump": g["trump"], "first_leader": g["first"], "leader": g["leader"],
+            "trick": g["trick"], "n_played": g["nplayed"], "led_suit": g["led"],
+            "tricks": jnp.stack([g["ns"], g["ew"]]), "winners": g["winners"],
+        })
 
     @staticmethod
-    def obs_slices() -> dict[str, slice]:
-        """Field name -> slice of the observation."""
-        return slots(OBS_LAYOUT)
+    def observation_spec() -> ObservationSpec:
+        return OBS_SPEC
 
     # ---- names --------------------------------------------------------------------------------
     def action_name(self, action: int, state: WhistState | None = None) -> str:

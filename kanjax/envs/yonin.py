@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import trick as trick_kernel
-from kanjax.api import Array
+from kanjax.api import Array, ObsField
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.deal_fields import DealFields
 from kanjax.envs.dealing import card_at, player_at
@@ -203,8 +203,12 @@ class YoninKanEnv(KanEnv):
         points = jnp.where(secret, -1, jnp.stack([g["pk"], g["pm"]]))
         return kankei, points
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        return [g["contract"], g["declarer"]]
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        return (ObsField("contract", 2, -1, 3, "the contract (KAN-56): kind 0 none / 1 SKUNK / "
+                         "2 ALL16, its declarer (-1)"),)
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        return {"contract": jnp.stack([g["contract"], g["declarer"]])}
 
     # ---- deal strings ----------------------------------------------------------------------------
     def _from_deal(self, g: dict, f: DealFields, loc: np.ndarray, hands: list[list[int]],
