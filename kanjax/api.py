@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -23,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.cards import Deal, Deck
+from kanjax.envs.layout import slots
 from kanjax.jaxutil import Array, tree_where
 
 
@@ -64,6 +66,56 @@ def common_summary(state: State) -> dict[str, Array]:
         "rewards": state.rewards,
         "terminated": state.terminated,
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class ObsField:
+    """One field of an observation: `size` integers, each in `low`..`high`."""
+
+    name: str
+    size: int
+    low: int
+    high: int
+    meaning: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ObservationSpec:
+    """An observation's layout: its fields, in order, in one flat integer array a network can
+    use as it is. The shape is the fields' total size; the dtype is int16 where every bound
+    fits in it, else int32."""
+
+    fields: tuple[ObsField, ...]
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (sum(f.size for f in self.fields),)
+
+    @property
+    def dtype(self) -> np.dtype:
+        fits = all(-(2 ** 15) <= f.low <= f.high < 2 ** 15 for f in self.fields)
+        return np.dtype(np.int16 if fits else np.int32)
+
+    def slices(self) -> dict[str, slice]:
+        """Field name -> slice of the observation."""
+        return slots((f.name, f.size) for f in self.fields)
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high): int64[shape] bounds of every element."""
+        return tuple(np.concatenate([np.full(f.size, getattr(f, b), np.int64)
+                                     for f in self.fields]) for b in ("low", "high"))
+
+    def assemble(self, values: Mapping[str, Array]) -> Array:
+        """The observation of the field values `values` (name -> array of `size` elements,
+        any shape and integer or bool dtype), in the spec's order and dtype (jittable)."""
+        parts = []
+        for f in self.fields:
+            x = jnp.asarray(values[f.name]).reshape(-1)
+            if x.shape != (f.size,):
+                raise ValueError(f"observation field {f.name!r}: {x.shape[0]} values, want "
+                                 f"{f.size}")
+            parts.append(x.astype(self.dtype))
+        return jnp.concatenate(parts)
 
 
 class Env(abc.ABC):
@@ -125,8 +177,21 @@ class Env(abc.ABC):
         )
 
     def observe(self, state: State, player: Array) -> Array:
-        """What `player` may know of `state`, as a fixed-shape array (never stored in State)."""
+        """What `player` may know of `state` (never stored in State): a flat integer array laid
+        out as `observation_spec()` says, every element within its field's bounds."""
         return self._observe(state, jnp.asarray(player, jnp.int32))
+
+    @abc.abstractmethod
+    def observation_spec(self) -> ObservationSpec:
+        """The layout, bounds and dtype of `observe`'s arrays (static for an env)."""
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return self.observation_spec().shape
+
+    def obs_slices(self) -> dict[str, slice]:
+        """Field name -> slice of the observation (`observation_spec`)."""
+        return self.observation_spec().slices()
 
     def chance_index(self, state: State) -> Array:
         """Which chance event the next step would draw (the rollout keys chance by it): the
@@ -302,7 +367,3 @@ class Env(abc.ABC):
     @abc.abstractmethod
     def from_deal(self, deal: str, key: Array | None = None) -> State:
         """A state built from a deal string (explicit hands); see the game's docs."""
-
-    @property
-    @abc.abstractmethod
-    def observation_shape(self) -> tuple[int, ...]: ...

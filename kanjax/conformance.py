@@ -4,7 +4,9 @@
 (fields, dtypes, shapes), that `init`/`step`/`observe` compile once, that a vmapped batch of
 B games equals B single games step by step, that the legal mask is non-empty until the end
 and all-True after it, that matches end within `env.max_steps`, that terminal states stay put,
-and that an illegal action makes the mover forfeit without corrupting anything.
+that an illegal action makes the mover forfeit without corrupting anything, and that every
+player's observation of every state has the spec's shape and dtype and lies within its
+bounds (`env.observation_spec()`).
 """
 
 from __future__ import annotations
@@ -71,8 +73,10 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
     singles = [init_1(gkeys[g]) for g in range(batch)]
     _assert_batch_equals_singles(states, singles, "init")
 
-    obs = obs_b(states, jnp.zeros(batch, jnp.int32))
-    assert obs.shape == (batch, *env.observation_shape), obs.shape
+    spec = env.observation_spec()
+    assert env.observation_shape == spec.shape
+    assert set(env.obs_slices()) == {f.name for f in spec.fields}
+    check_observations(env, obs_b, states, "init")
 
     returns = np.zeros((batch, env.num_players), np.float64)
     ended_at = np.full(batch, -1)
@@ -92,8 +96,7 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
         if t < compare_steps:
             singles = [step_1(singles[g], actions[g], skeys[g]) for g in range(batch)]
             _assert_batch_equals_singles(nxt, singles, f"step {t}")
-        if t % 97 == 0:
-            obs_b(nxt, jnp.maximum(nxt.current_player, 0).astype(jnp.int32))
+        check_observations(env, obs_b, nxt, f"step {t}")
         newly = np.asarray(nxt.terminated | nxt.truncated) & ~done
         ended_at[newly] = t + 1
         returns += np.asarray(nxt.rewards)
@@ -113,6 +116,26 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
         f"recompiled: init {init_c.count}, step {step_c.count}, observe {obs_c.count}"
     )
     return {"steps": ended_at.tolist(), "returns": returns.tolist()}
+
+
+def check_observations(env: Env, obs_b, states: State, where: str) -> None:
+    """Every player's observation of the batch `states` (`obs_b`: the jitted, vmapped
+    `observe`): the spec's shape and dtype, every element within its field's bounds."""
+    spec = env.observation_spec()
+    low, high = spec.bounds()
+    batch = states.step_count.shape[0]
+    for p in range(env.num_players):
+        obs = obs_b(states, jnp.full(batch, p, jnp.int32))
+        assert obs.shape == (batch, *spec.shape) and obs.dtype == spec.dtype, (
+            f"{where}: observation {obs.dtype}{obs.shape}, spec {spec.dtype}{spec.shape}")
+        obs = np.asarray(obs)
+        bad = (obs < low) | (obs > high)
+        if bad.any():
+            g, i = np.argwhere(bad)[0]
+            name = next(k for k, sl in spec.slices().items() if sl.start <= i < sl.stop)
+            raise AssertionError(f"{where}: player {p}'s observation of game {g}: field "
+                                 f"{name!r} element {i - spec.slices()[name].start} = "
+                                 f"{obs[g, i]}, outside {low[i]}..{high[i]}")
 
 
 def _check_illegal_action(env: Env, states: State, step_b, skeys) -> None:

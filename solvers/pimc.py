@@ -33,7 +33,8 @@ import numpy as np
 from kanjax.api import Array, Env
 from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import JK, PLAY, KanEnv, _positions
+from kanjax.envs.dealing import ring_positions
+from kanjax.envs.kan import JK, PLAY, KanEnv
 from solvers import search
 from solvers.position import kan_rules
 from solvers.sampling import make_sampler
@@ -86,7 +87,7 @@ def _problem(env: KanEnv, v: dict[str, Array], cards: dict, holders: Array) -> d
     """The goal problem (`search.Problems` arrays, one row, no root words) of the layout
     `holders` (player of each card, -1) seen by `v["me"]`: his side reaching its target."""
     n, active = env.num_players, env.active
-    pos = _positions(v["seat_of"], v["dealer"], n)
+    pos = ring_positions(v["seat_of"], v["dealer"], n)
     players = jnp.stack([jnp.argmax(pos == k) for k in range(active)])  # seat -> player
     t, nplayed, live, code = v["trick"], v["n_played"], cards["live"], cards["code"]
     hands = jnp.stack([cards["words"](holders == p) for p in players]).astype(jnp.uint16)

@@ -51,7 +51,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import CARD_IDS, JK, SUIT, KanEnv, _positions
+from kanjax.envs.dealing import ring_positions
+from kanjax.envs.kan import CARD_IDS, JK, SUIT, KanEnv
 
 Array = jax.Array
 Sampler = Callable[[Array, Array], tuple[Array, Array]]
@@ -94,7 +95,7 @@ def constraints(env: KanEnv, obs: Array) -> Constraints:
     unseen = jnp.asarray(env.deck) & ~played & ~mine
 
     # Leaders: trick 1 by iku/koi (KAN-21) or the chooser (KAN-36/37); then the taker.
-    pos = _positions(seat_of, dealer, n)  # ring positions from the dealer's right
+    pos = ring_positions(seat_of, dealer, n)  # ring positions from the dealer's right
     k1 = jnp.argmax(kankei)
     k2 = n - 1 - jnp.argmax(kankei[::-1])
     default = jnp.where((pos[k2] - pos[k1]) % 5 == 3, k1, k2)  # two mukankei on his right

@@ -1,8 +1,9 @@
 """Bots that run on the host, one move at a time: Python objects and external engines.
 
 Python bot (`kind = "python"`, `target = "package.module:Class"`): `Class()` is built once
-per worker; `act(observation, legal_actions) -> action` gets the observation (a numpy int8
-array, the game's `observe` layout) and the legal action ids, and returns one of them.
+per worker; `act(observation, legal_actions) -> action` gets the observation (a numpy array
+laid out, typed and bounded as the game's `env.observation_spec()` says) and the legal action
+ids, and returns one of them.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
 reads one JSON object per line on stdin and answers each `act` with one JSON line on stdout:

@@ -11,15 +11,15 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array
+from kanjax.api import Array, ObsField
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields
+from kanjax.envs.dealing import player_at
 from kanjax.envs.kan import (
     BID,
     PLAY,
-    DealFields,
     KanEnv,
     KanState,
-    _at_pos,
     _round_trump,
     action_mask,
     gonin_joker_cards,
@@ -45,7 +45,7 @@ class GambariKanEnv(KanViews, KanEnv):
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
     ) -> tuple[dict[str, Array], Array, Array]:
         """The bidding starts at the dealer's right with target 9 (KAN-64, KAN-65)."""
-        first = _at_pos(g["pos"], 0)
+        first = player_at(g["pos"], 0)
         g.update(phase=BID, target=FIRST_TARGET, leader=first,
                  trump=_round_trump(g["round"], self.config.n_rounds),
                  kankei=jnp.zeros(self.num_players, jnp.int32))
@@ -88,8 +88,12 @@ class GambariKanEnv(KanViews, KanEnv):
         new["phase"] = jnp.where(kan, PLAY, ph)
         return self._settle(s, g, new, loc, cur_new, outcome, key)
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        return [g["target"]]
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        return (ObsField("target", 1, self.config.gambari_min_target, FIRST_TARGET,
+                         "the bidding target t (KAN-65)"),)
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        return {"target": g["target"]}
 
     def _from_deal(self, g: dict, f: DealFields, loc: np.ndarray, hands: list[list[int]],
                    pos: np.ndarray, key: Array | None):

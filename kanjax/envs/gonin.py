@@ -16,6 +16,8 @@ import numpy as np
 from kanjax import cards as cards_mod
 from kanjax.api import Array
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields
+from kanjax.envs.dealing import card_at, kth_card, player_at
 from kanjax.envs.kan import (
     _TOK,
     CARD_IDS,
@@ -29,12 +31,8 @@ from kanjax.envs.kan import (
     SIG_TABLE,
     SIGNAL,
     TRUMP,
-    DealFields,
     KanEnv,
     KanState,
-    _at_pos,
-    _card_with,
-    _kth_card,
     _round_trump,
     action_mask,
     gonin_joker_cards,
@@ -83,15 +81,15 @@ class GoninKanEnv(KanViews, KanEnv):
             # card of the 40 outside the holder's hand (exactly the conditional law).
             r = (spare[1] % 40).astype(jnp.int32)
             q = pos[holder] + 1 + r // ks.HAND_SIZE
-            y = _card_with(entry, ks.HAND_SIZE * jnp.where(q >= ACTIVE, q - ACTIVE, q)
+            y = card_at(entry, ks.HAND_SIZE * jnp.where(q >= ACTIVE, q - ACTIVE, q)
                            + r % ks.HAND_SIZE)
             swapped = jnp.where(CARD_IDS == poh, loc[y], jnp.where(CARD_IDS == y, holder, loc))
             loc = jnp.where(nijuu, swapped, loc)
             nij_c, nij_x = jnp.int32(-1), jnp.int32(-1)
         else:
             # KAN-18: partner P = next(next(H)); c uniform in P's hand, x uniform in {JK, poh}.
-            partner = _at_pos(pos, (pos[holder] + 2) % ACTIVE)
-            c = _card_with(entry, ks.HAND_SIZE * pos[partner])
+            partner = player_at(pos, (pos[holder] + 2) % ACTIVE)
+            c = card_at(entry, ks.HAND_SIZE * pos[partner])
             x = jnp.where((spare[0] & 1) == 1, JK, poh)
             swapped = jnp.where(CARD_IDS == x, partner, jnp.where(CARD_IDS == c, holder, loc))
             loc = jnp.where(nijuu, swapped, loc)
@@ -150,7 +148,7 @@ class GoninKanEnv(KanViews, KanEnv):
 
         # ---- signal (KAN-38): hand index i = the card with i smaller cards in the hand
         sig = jnp.asarray(SIG_TABLE)[jnp.clip(a - ks.SIGNAL, 0, ks.NUM_SIGNALS - 1)]
-        shown = _kth_card(s._loc == cur, sig[1:])
+        shown = kth_card(s._loc == cur, sig[1:])
         new["sig_form"] = jnp.where(in_sig, sig[0], g["sig_form"])
         new["sig_a"] = jnp.where(in_sig, shown[0], g["sig_a"])
         new["sig_b"] = jnp.where(in_sig, shown[1], g["sig_b"])

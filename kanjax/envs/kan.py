@@ -17,15 +17,15 @@ The step is branch-free: every phase's update is computed and selected with `jnp
 the phase, so `jit(vmap(step))` runs one fixed kernel; the trick winner and points are kept
 as running values (no per-card reductions in a play step). `step` shuffles the next deal in
 every step (it is selected only where a deal ended); `step_batch` (the same results) deals
-only in the lanes that ended a deal, a few lanes at a time. `kanjax.jaxutil.random_ranks` ranks
-the deck's distinct keyed-hash keys by compare-and-add, far cheaper on CPU than a sort.
+only in the lanes that ended a deal, a few lanes at a time (`kanjax.envs.match.MatchEnv`,
+the match-of-deals base; `kanjax.envs.dealing` shuffles and deals).
 
 State (`KanState`): three dense arrays besides the common fields.
 
 `_loc` int8[53], card c: -1 not in the deck; p (0..5) in player p's hand; 8 + 8t + p played
 by player p in trick t (0..9) of this deal.
 
-`_h` int8[39 + 10 + 3n], the header (named slots, `Layout`):
+`_h` int8[39 + 10 + 3n], the header (named slots, `KanLayout`):
 
 | slot | meaning |
 |---|---|
@@ -61,17 +61,20 @@ import dataclasses
 import importlib
 import re
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import jaxutil
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, common_summary, register_state
+from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
+from kanjax.envs import dealing
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields, read_deal
 from kanjax.envs.kan_results import KanResults
-from kanjax.envs.kan_scoring import deal_tables
+from kanjax.envs.kan_scoring import deal_tables, round_bound
+from kanjax.envs.layout import Layout
+from kanjax.envs.match import MatchEnv, MatchState
 
 # ---- phases --------------------------------------------------------------------------------
 IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT = range(9)
@@ -122,137 +125,77 @@ HEAD_SCALARS = (
 WIDE_SCALARS = ("round", "rk", "rm", "dealt")
 
 
-class Layout:
-    """Named slots of the header `_h` (int8) and of `_w` (int32) for n players."""
+class KanLayout(Layout):
+    """The named slots of a Kan header for n players (see the module docstring)."""
 
     def __init__(self, n: int) -> None:
-        self.n = n
-        head = [(k, None) for k in HEAD_SCALARS]
-        head += [("first3", 3), ("winners", ks.NUM_TRICKS), ("seat_of", n), ("pos", n),
-                 ("kankei", n)]
-        wide = [(k, None) for k in WIDE_SCALARS] + [("scores", n)]
-        self.head, self.wide = self._slots(head), self._slots(wide)
-        self.head_size = sum(1 if m is None else m for _, m in head)
-        self.wide_size = sum(1 if m is None else m for _, m in wide)
-
-    @staticmethod
-    def _slots(fields) -> dict[str, int | slice]:
-        out, at = {}, 0
-        for name, size in fields:
-            out[name] = at if size is None else slice(at, at + size)
-            at += 1 if size is None else size
-        return out
-
-    def unpack(self, s: KanState) -> dict[str, Array]:
-        """Every slot as int32 (scalars: shape (...,); vectors: (..., m))."""
-        h, w = s._h.astype(jnp.int32), s._w
-        g = {k: h[..., i] for k, i in self.head.items()}
-        g.update({k: w[..., i] for k, i in self.wide.items()})
-        return g
-
-    def pack(self, g: dict[str, Array]) -> tuple[Array, Array]:
-        """(`_h`, `_w`) from a full dict of slots (unbatched). The int8 header is assembled
-        four slots to a 32-bit word (shifts and ors, one fused pass) and bitcast: XLA's
-        concatenate of dozens of scalars is an unfused strided copy per scalar on CPU."""
-        parts = [jnp.asarray(g[k]).astype(jnp.uint32).reshape(-1) for k in self.head]
-        flat = [x[i] for x in parts for i in range(x.shape[0])]
-        flat += [jnp.uint32(0)] * (-len(flat) % 4)
-        words = []
-        for i in range(0, len(flat), 4):
-            word = flat[i] & 0xFF
-            for j in range(1, 4):
-                word = word | ((flat[i + j] & 0xFF) << (8 * j))
-            words.append(word)
-        h = jax.lax.bitcast_convert_type(jnp.stack(words), jnp.int8).reshape(-1)
-        w = jnp.concatenate([jnp.asarray(g[k]).astype(jnp.int32).reshape(-1)
-                             for k in self.wide])
-        return h[: self.head_size], w
+        super().__init__(
+            head=[(k, None) for k in HEAD_SCALARS] + [
+                ("first3", 3), ("winners", ks.NUM_TRICKS), ("seat_of", n), ("pos", n),
+                ("kankei", n)],
+            wide=[(k, None) for k in WIDE_SCALARS] + [("scores", n)])
 
 
-OBS_COMMON = (
-    ("cards", 4 * NC), ("me", 1), ("phase", 1), ("current_player", 1), ("round", 2),
-    ("deal", 1), ("dealer", 1), ("trump", 1), ("trick", 1), ("n_played", 1), ("leader", 1),
-    ("led_suit", 1), ("jk_named", 1), ("declared", 1), ("shippo_offered", 1),
-    ("deal_done", 1), ("last_outcome", 2), ("round_outcomes", 3), ("points", 2),
-)
-OBS_EXTRA = {"gonin": (), "yonin": (("contract", 2),), "gambari": (("target", 1),)}
-
-
-def obs_layout(n: int, variant: str = "gonin") -> tuple[tuple[str, int], ...]:
-    """The observation's fields in order: (name, length); see `KanEnv._observe`."""
-    return OBS_COMMON + (
-        ("seat_of", n), ("kankei", n), ("deal1_holders", 2), ("nijuu", 3), ("iku", 2),
-        ("signal", 3), ("rk_rm", 8), ("scores", 4 * n),
-    ) + OBS_EXTRA[variant]
+def obs_fields(config: ks.KanConfig, active: int, deals: int) -> tuple[ObsField, ...]:
+    """The observation's fields every variant has, in order (`KanEnv._observe`; a variant
+    adds its own after them). Players are absolute ids (0..n-1); suits C D H S = 0..3."""
+    n, nr, r = config.players, config.n_rounds, round_bound(config)
+    f = ObsField
+    return (
+        f("cards", 4 * NC, -1, ks.NUM_TRICKS - 1, "53 x 4, card-major, for card ids 0..52 "
+          "(this deal): [in my hand 1 / 0 (Yonin trump choice: the chooser sees only his first "
+          "three cards, the others none, KAN-57), played by (player, -1), trick played in "
+          "(0..9, -1), taken by (the trick's winner, -1)]"),
+        f("me", 1, 0, n - 1, "the observer"),
+        f("phase", 1, 0, len(PHASE_NAMES) - 1, "the phase (PHASE_NAMES)"),
+        f("current_player", 1, -1, n - 1, "the player to act, -1 at the end"),
+        f("round", 1, 0, nr, "rounds finished (n_rounds at the end)"),
+        f("deal", 1, 1, deals, "the deal of the round"),
+        f("dealer", 1, 0, n - 1, "the dealer"),
+        f("trump", 1, -1, 3, "the trump suit, -1 not named yet"),
+        f("trick", 1, 0, ks.NUM_TRICKS, "tricks completed this deal"),
+        f("n_played", 1, 0, active - 1, "cards in the current trick"),
+        f("leader", 1, 0, n - 1, "the leader of the current trick (IKU_KOI: the default "
+          "leader)"),
+        f("led_suit", 1, -1, 3, "the led suit of the current trick (a JK lead: the suit "
+          "named), -1 before the lead"),
+        f("jk_named", 1, -1, 3, "the suit named by this deal's JK lead, -1"),
+        f("declared", 1, 0, 2, "0, 1 juuroku, 2 gyaku juuroku (KAN-32)"),
+        f("shippo_offered", 1, 0, 1, "Shippo-Jo offered this deal (KAN-71)"),
+        f("deal_done", 1, 0, 1, "the last step ended a deal"),
+        f("last_outcome", 2, -1, ks.NUM_OUTCOMES - 1, "the last finished deal: its outcome "
+          "(OUTCOME_NAMES), its deal number; -1 before any"),
+        f("round_outcomes", 3, -1, ks.NUM_OUTCOMES - 1, "outcomes of deals 1..3 of this "
+          "round, -1"),
+        f("points", 2, -1, len(ks.POINT_CARDS), "point cards taken this deal by the kankei, "
+          "the mukankei; -1 while the teams are secret (Yonin deal 1, KAN-28)"),
+        f("seat_of", n, 0, n - 1, "the seat of each player (KAN-7)"),
+        f("kankei", n, -1, 1, "each player kankei 1 / mukankei 0, -1 where the observer "
+          "cannot know (Yonin deal 1, KAN-52)"),
+        f("deal1_holders", 2, -1, n - 1, "the deal-1 holders of JK and poh (Yonin: the trump "
+          "jack), from deal 2 on; -1"),
+        f("nijuu", 3, -1, NC - 1, "the nijū exchange (KAN-18): happened 1 / 0, then the cards "
+          "c and x for the two kankei (H and P), else -1"),
+        f("iku", 2, -1, 1, "IKU 1 / KOI 0 of the default leader and of the other kankei, "
+          "public once resolved (the default leader sees his own before), -1"),
+        f("signal", 3, -1, NC - 1, "the signal (KAN-38): form 1..5 (-1 none; the others see "
+          "F3 as F2), then the card ids shown, for the shower and the chooser only, -1"),
+        f("rk_rm", 2, -r, r, "the round's accumulators Rk, Rm (KAN-40)"),
+        f("scores", n, -nr * r, nr * r, "match scores of the finished rounds"),
+    )
 
 
 @register_state
 @dataclasses.dataclass(frozen=True)
-class KanState(State):
+class KanState(MatchState):
     """A Kan match state: `_loc` card locations, `_h` header, `_w` round and scores (see the
-    module docstring; `Layout` names the slots)."""
-
-    _loc: Array
-    _h: Array
-    _w: Array
+    module docstring; `KanLayout` names the slots)."""
 
 
 # ---- small pure helpers ----------------------------------------------------------------------
-def _at_pos(pos: Array, k: Array) -> Array:
-    """The player at ring position `k`."""
-    return jnp.argmax(pos == k)
-
-
-def _positions(seat_of: Array, dealer: Array, n: int) -> Array:
-    """Ring positions in play order starting right of the dealer (KAN-5, KAN-6): active seats
-    get 0..active-1 (the dealer last, except the 6-player dealer, who gets 5: inactive)."""
-    s = seat_of.astype(jnp.int32)
-    p = s - s[dealer] - 1  # -n .. n-2
-    return jnp.where(p < 0, p + n, p)
-
-
 def _round_trump(rnd: Array, n_rounds: int) -> Array:
     """KAN-11: C D H C D H ... and S in the last round (Tome Suppe)."""
     return jnp.where(rnd == n_rounds - 1, 3, rnd % 3)
-
-
-def _kth_card(hand: Array, k: Array) -> Array:
-    """The id of the card with `k` smaller cards in `hand` (bool[53]), -1 if k < 0: the hand
-    as two 32-bit words (`pack_bits`), then a binary search with popcounts (scalar work; a
-    prefix sum over the cards would be a slow pass on CPU)."""
-    words = jaxutil.pack_bits(hand)
-    low = jax.lax.population_count(words[0]).astype(jnp.int32)
-    in_low = k < low
-    word = jnp.where(in_low, words[0], words[1])
-    kk = jnp.where(in_low, k, k - low)
-    p = jnp.zeros_like(k)
-    for step in (16, 8, 4, 2, 1):  # largest p with popcount(word below bit p) <= kk
-        below = jax.lax.population_count(word & ((jnp.uint32(1) << (p + step).astype(
-            jnp.uint32)) - 1)).astype(jnp.int32)
-        p = jnp.where(below <= kk, p + step, p)
-    return jnp.where(k < 0, -1, jnp.where(in_low, p, 32 + p))
-
-
-def _card_with(rank: Array, e: Array) -> Array:
-    """The card id at place `e` of the shuffled deck (-1 if none)."""
-    return jaxutil.lowest_bit(jaxutil.pack_bits(rank == e))
-
-
-def _spread(values: Array, present: np.ndarray, fill: int = -1) -> Array:
-    """int32[53]: `values[i]` at the i-th card id where `present`, `fill` elsewhere; built
-    from static runs (no scatter)."""
-    parts, at, c = [], 0, 0
-    while c < NC:
-        run = c
-        while run < NC and present[run] == present[c]:
-            run += 1
-        if present[c]:
-            parts.append(values[at: at + run - c])
-            at += run - c
-        else:
-            parts.append(jnp.full(run - c, fill, jnp.int32))
-        c = run
-    return jnp.concatenate(parts)
 
 
 def gonin_card_moves(plain: Array, jk_mine: Array, leading: Array, led: Array,
@@ -302,7 +245,7 @@ def action_mask(cards: Array, jk_lead: Array, blocks: dict[int, Array]) -> Array
 
 def summary(state: KanState) -> dict[str, Array]:
     """The comparable facts of a state (jittable, vmappable) for differential tests / logs."""
-    g = Layout(state._w.shape[-1] - len(WIDE_SCALARS)).unpack(state)
+    g = KanLayout(state._w.shape[-1] - len(WIDE_SCALARS)).unpack(state)
     loc = state._loc
     i8 = jnp.int8
     return {
@@ -331,11 +274,11 @@ def summary(state: KanState) -> dict[str, Array]:
     }
 
 
-class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
+class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
     """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
-    Actions: kan_spec's table (228 ids). Observation: `observe(state, p)` -> int8[L], fields
-    in `obs_layout(n, variant)` order (see `_observe`).
+    Actions: kan_spec's table (228 ids). Observation: `observe(state, p)`, laid out as
+    `observation_spec()` says (`obs_fields` and the variant's `_obs_extra_fields`).
     """
 
     stochastic_step = True
@@ -352,8 +295,9 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         self.deck = np.zeros(NC, bool)
         self.deck[list(self.card_deck.ids)] = True
         self._mult, self._add, self._w3, self._kwin = deal_tables(config)
-        self.layout = Layout(self.num_players)
-        self._obs_layout = obs_layout(self.num_players, config.variant)
+        self.layout = KanLayout(self.num_players)
+        self._obs_spec = ObservationSpec(
+            obs_fields(config, self.active, self.deals_per_round) + self._obs_extra_fields())
 
     def _deck_flags(self) -> dict:
         """The flags of `kan_spec.deck` for this variant's deck."""
@@ -373,14 +317,9 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         in the shuffled deck (-1 absent): places 10q..10q+9 go to ring position q, so the card
         at place 10q + i is a uniform card of that hand, independent of the hands; spare
         uint32[2] random words for the other chance events of the deal)."""
-        pos = _positions(seat_of, dealer, self.num_players)
-        ranks, spare = jaxutil.random_ranks(key, int(self.deck.sum()))
-        rank = _spread(ranks, self.deck)
-        slot = sum((rank >= ks.HAND_SIZE * q).astype(jnp.int32) for q in range(1, self.active))
-        loc = jnp.full(NC, -1)
-        for p in range(self.num_players):  # hand `slot` goes to the player at that position
-            loc = jnp.where(self.deck & (slot == pos[p]), p, loc)
-        return loc, rank, spare
+        pos = dealing.ring_positions(seat_of, dealer, self.num_players)
+        deal = dealing.shuffle(key, self.deck, (ks.HAND_SIZE,) * self.active)
+        return dealing.owners(deal.hand, pos), deal.rank, deal.spare
 
     def _begin_deal(
         self, g: dict[str, Array], loc: Array, entry: Array, spare: Array
@@ -390,7 +329,7 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         positions of this deal and the per-deal slots, then the variant's `_deal_start`.
         Returns (slots, loc, current player)."""
         g = dict(g)
-        g["pos"] = _positions(g["seat_of"], g["dealer"], self.num_players)
+        g["pos"] = dealing.ring_positions(g["seat_of"], g["dealer"], self.num_players)
         g.update(self._fresh_deal_slots())
         return self._deal_start(g, loc.astype(jnp.int32), entry, spare)
 
@@ -417,23 +356,11 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         gap = (pos[b] - pos[a]) % k
         adjacent = do & ((gap == 1) | (gap == k - 1))
         right = jnp.where(gap == 1, b, a)
-        m = _at_pos(pos, (pos[right] + 1) % k)
+        m = dealing.player_at(pos, (pos[right] + 1) % k)
         moves = adjacent & ((players == right) | (players == m))
         partner_of = jnp.where(players == right, m, right)
         g["seat_of"] = jnp.where(moves, g["seat_of"][partner_of], g["seat_of"])
         g["pos"] = jnp.where(moves, pos[partner_of], pos)
-
-    def _finish(self, s: KanState, g: dict[str, Array], loc: Array, cur: Array,
-                **common: Array) -> KanState:
-        """`s` with slots `g`, cards `loc`, player `cur` (and `common` fields) and its mask."""
-        h, w = self.layout.pack(g)
-        # Materialise the new state once: XLA would otherwise inline its (long, scalar)
-        # computation into every element of the legal mask.
-        both = jaxutil.materialize(jnp.concatenate(
-            [h, loc.astype(jnp.int8), cur.astype(jnp.int8)[None]]))
-        h, loc, cur = both[: h.size], both[h.size: h.size + NC], both[-1]
-        s = s.replace(_loc=loc, _h=h, _w=w, current_player=cur, **common)
-        return s.replace(legal_action_mask=self._legal(s))
 
     # ---- the API ------------------------------------------------------------------------------
     def _blank(self) -> KanState:
@@ -512,7 +439,7 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
 
     def _next_player(self, pos: Array, cur: Array) -> Array:
         """next(cur): the next active player to the right (KAN-5, KAN-6)."""
-        return _at_pos(pos, (pos[cur] + 1) % self.active)
+        return dealing.player_at(pos, (pos[cur] + 1) % self.active)
 
     @staticmethod
     def _checks(deal: Array, pk: Array, pm: Array, tricks: Array, declared: Array,
@@ -586,39 +513,11 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         return self._finish(s, new, loc, cur, rewards=rewards.astype(jnp.float32),
                             terminated=terminated)
 
-    def _deal_where(self, do: Array, g: dict[str, Array], loc: Array, cur: Array,
-                    key: Array) -> tuple[dict[str, Array], Array, Array]:
-        """Where `do`: the next deal of the match at slots `g` (round, deal, dealer, seats),
-        shuffled from `key` (KAN-8), and one more deal dealt (the chance index). Returns
-        (slots, loc, current player); elsewhere `g`, `loc`, `cur`."""
-        fresh, fresh_loc, fresh_cur = self._begin_deal(
-            dict(g), *self._shuffle(key, g["seat_of"], g["dealer"]))
-        new = {k: jnp.where(do, fresh[k], v) for k, v in g.items()}
-        new["dealt"] = g["dealt"] + do
-        return new, jnp.where(do, fresh_loc, loc), jnp.where(do, fresh_cur, cur)
-
-    def _dealt(self, s: KanState, key: Array) -> KanState:
-        """`s`, a state whose last step ended a deal but did not deal the next one (`_step`
-        with no key), with that deal dealt from `key` as `step` would have (`_deal_where`)."""
-        g, loc, cur = self._deal_where(jnp.bool_(True), self.layout.unpack(s),
-                                       s._loc.astype(jnp.int32), s.current_player, key)
-        return self._seal(self._finish(s, g, loc, cur))
-
-    def step_batch(self, states: KanState, actions: Array, keys: Array) -> KanState:
-        """`jax.vmap(self.step)`, bit for bit, with the next deal shuffled and dealt (KAN-8)
-        only in the lanes whose step ended a deal (about one in 50): the batch steps without
-        dealing (`_step` with no key), then `update_lanes` deals in those lanes,
-        max(8, B // 16) at a time."""
-        nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
-        need = own & self._deal_done(nxt) & ~nxt.terminated
-        return jaxutil.update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
-
-    def chance_index(self, state: KanState) -> Array:
-        """Deals dealt so far after the first: the next deal's chance index."""
-        return state._w[..., self.layout.wide["dealt"]]
-
-    def _deal_done(self, state: KanState) -> Array:
-        return state._h[..., self.layout.head["deal_done"]] > 0
+    def _new_deal(self, g: dict[str, Array], key: Array) -> tuple[dict[str, Array], Array,
+                                                                    Array]:
+        """The next deal of the match at slots `g` (round, deal, dealer, seats), shuffled
+        from `key` (KAN-8)."""
+        return self._begin_deal(g, *self._shuffle(key, g["seat_of"], g["dealer"]))
 
     # ---- observation ------------------------------------------------------------------------
     def _obs_hand(self, g: dict[str, Array], loc: Array, p: Array) -> Array:
@@ -629,33 +528,22 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         """What `p` knows of the teams: (kankei int[n] 1 / 0 / -1 unknown, points [pk, pm])."""
         return g["kankei"], jnp.stack([g["pk"], g["pm"]])
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        """The variant's extra public fields (OBS_EXTRA)."""
-        return []
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        """The variant's own fields, after `obs_fields`."""
+        return ()
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        """The values of the variant's own fields (`_obs_extra_fields`)."""
+        return {}
+
+    def observation_spec(self) -> ObservationSpec:
+        return self._obs_spec
 
     def _observe(self, s: KanState, player: Array) -> Array:
-        """What `player` may know (KAN-46), int8[L]; fields in `obs_layout(n, variant)` order:
-
-        - cards (53 x 4, card-major): [in my hand, played by (player, -1), trick played in
-          (0..9, -1), taken by (trick winner, -1)] for card ids 0..52 (this deal); in a Yonin
-          trump choice the chooser sees only his first three cards, the others none (KAN-57);
-        - me, phase, current_player, round (int16 as 2 little-endian bytes), deal (1..3),
-          dealer, trump (-1 unnamed), trick (0..9), n_played (cards in the current trick),
-          leader (of the current trick; IKU_KOI: the default leader), led_suit, jk_named (suit
-          named by this deal's JK lead), declared (0, 1 juuroku, 2 gyaku), shippo_offered,
-          deal_done, last_outcome (outcome, deal), round_outcomes (deals 1..3 of this round),
-          points (kankei, mukankei; -1 while the teams are secret: Yonin deal 1, KAN-28),
-          seat_of (n), kankei (n; 1 / 0, or -1 where p cannot know: Yonin deal 1, KAN-52);
-        - deal1_holders: deal-1 joker and poh (Yonin: trump jack) holders, from deal 2 on;
-        - nijuu: [exchange happened, c, x]; c and x only for the two kankei (H and P), else -1;
-        - iku: IKU(1)/KOI(0) of the default leader and of the other kankei, public once
-          resolved; the default leader sees his own choice before (the other never does);
-        - signal: [form, card, card]; the card ids only for the shower and the chooser;
-          others see F3 as F2 (KAN-38);
-        - rk_rm: Rk, Rm as int32 little-endian bytes (8); scores: n int32 as bytes (4n);
-        - Yonin: contract (kind 0 / 1 SKUNK / 2 ALL16, declarer or -1); Gambari: target.
-        Players are absolute ids (0..n-1); suits C=0 D=1 H=2 S=3.
-        """
+        """What `player` may know (KAN-46), laid out as `observation_spec()` says: the cards
+        of this deal (his hand, every card played, by whom, in which trick and who took it),
+        the public header, what of the teams, the nijū exchange, the iku/koi choices and the
+        signal he may know, the round's accumulators and the match scores."""
         g = self.layout.unpack(s)
         p = player.astype(jnp.int32)
         loc = s._loc.astype(jnp.int32)
@@ -664,7 +552,7 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         cards = jnp.stack([
             self._obs_hand(g, loc, p), jnp.where(played, loc & 7, -1), trick_of,
             jnp.where(played, g["winners"][trick_of], -1),
-        ], axis=1).reshape(-1)
+        ], axis=1)
         deal = g["deal"]
         resolved = g["phase"] != IKU_KOI
         iku = jnp.stack([g["iku0"], g["iku1"]])
@@ -677,37 +565,22 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         is_k = g["kankei"][p] > 0
         nijuu = jnp.stack([g["nijuu_c"], g["nijuu_x"]])
         kankei, points = self._obs_teams(g, p)
-        extra = self._obs_extra(g)
-
-        def byte(x: Array, dtype) -> Array:
-            return jax.lax.bitcast_convert_type(x.astype(dtype), jnp.int8).reshape(-1)
-
-        def i8(*xs: Array) -> Array:
-            return jnp.concatenate([jnp.asarray(x).astype(jnp.int8).reshape(-1) for x in xs])
-
-        return jnp.concatenate([
-            i8(cards, p, g["phase"], s.current_player), byte(g["round"], jnp.int16),
-            i8(deal, g["dealer"], g["trump"], g["trick"], g["nplayed"], g["leader"], g["led"],
-               g["jk_named"], g["declared"], g["shippo"], g["deal_done"], g["last_outcome"],
-               g["last_deal"], g["out1"], g["out2"], g["out3"], points,
-               g["seat_of"], kankei,
-               jnp.where(deal >= 2, jnp.stack([g["jk1"], g["ace1"]]), -1),
-               nijuu[0] >= 0, jnp.where(is_k, nijuu, -1), iku, form, *shown),
-            byte(jnp.stack([g["rk"], g["rm"]]), jnp.int32), byte(g["scores"], jnp.int32),
-            i8(*extra) if extra else jnp.zeros(0, jnp.int8),
-        ])
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (sum(size for _, size in self._obs_layout),)
-
-    def obs_slices(self) -> dict[str, slice]:
-        """Field name -> slice of the observation (see `_observe`)."""
-        out, at = {}, 0
-        for name, size in self._obs_layout:
-            out[name] = slice(at, at + size)
-            at += size
-        return out
+        return self._obs_spec.assemble({
+            "cards": cards, "me": p, "phase": g["phase"], "current_player": s.current_player,
+            "round": g["round"], "deal": deal, "dealer": g["dealer"], "trump": g["trump"],
+            "trick": g["trick"], "n_played": g["nplayed"], "leader": g["leader"],
+            "led_suit": g["led"], "jk_named": g["jk_named"], "declared": g["declared"],
+            "shippo_offered": g["shippo"], "deal_done": g["deal_done"],
+            "last_outcome": jnp.stack([g["last_outcome"], g["last_deal"]]),
+            "round_outcomes": jnp.stack([g["out1"], g["out2"], g["out3"]]),
+            "points": points, "seat_of": g["seat_of"], "kankei": kankei,
+            "deal1_holders": jnp.where(deal >= 2, jnp.stack([g["jk1"], g["ace1"]]), -1),
+            "nijuu": jnp.concatenate([(nijuu[:1] >= 0).astype(jnp.int32),
+                                      jnp.where(is_k, nijuu, -1)]),
+            "iku": iku, "signal": jnp.stack([form, *shown]),
+            "rk_rm": jnp.stack([g["rk"], g["rm"]]), "scores": g["scores"],
+            **self._obs_extra(g),
+        })
 
     # ---- names ---------------------------------------------------------------------------------
     def _signal_hand(self, state: KanState | None) -> list[int] | None:
@@ -770,30 +643,17 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
     def from_deal(self, deal: str, key: Array | None = None) -> KanState:
         """A state from a deal string; see the variant's `_from_deal` for its fields."""
         n = self.num_players
-        d = cards_mod.parse_deal(deal, self.card_deck)
-        if d.game != self.name:
-            raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
-        keys = [k for k, _ in d.fields]
-        f = dict(d.fields)
-        for k in keys:
-            if k not in self.DEAL_FIELDS:
-                raise ValueError(
-                    f"unknown deal field {k!r}; fields: {', '.join(sorted(self.DEAL_FIELDS))}")
-            if keys.count(k) > 1:
-                raise ValueError(f"deal field {k!r} given twice")
-        if d.sections:
-            raise ValueError(f"{self.name} deals have no named sections: {d.sections[0][0]!r}")
-        fields = DealFields(f)
-        if "players" in f and fields.ints("players", 1)[0] != n:
+        d, f = read_deal(deal, self.name, self.card_deck, self.DEAL_FIELDS)
+        if "players" in f and f.ints("players", 1)[0] != n:
             raise ValueError(f"deal field players={f['players']}: this env has {n} players")
-        seats = fields.ints("seats", n, 0, n - 1) if "seats" in f else list(range(n))
+        seats = f.ints("seats", n, 0, n - 1) if "seats" in f else list(range(n))
         if sorted(seats) != list(range(n)):
             raise ValueError(f"deal field seats={f['seats']}: want each player once")
         seat_of = np.argsort(seats)
-        dealer = (fields.ints("dealer", 1, 0, n - 1)[0] if "dealer" in f
+        dealer = (f.ints("dealer", 1, 0, n - 1)[0] if "dealer" in f
                   else seats[self.config.first_dealer_seat])
-        rnd = fields.ints("round", 1, 0, self.config.n_rounds - 1)[0] if "round" in f else 0
-        scores = fields.ints("scores", n) if "scores" in f else [0] * n
+        rnd = f.ints("round", 1, 0, self.config.n_rounds - 1)[0] if "round" in f else 0
+        scores = f.ints("scores", n) if "scores" in f else [0] * n
         # hands by seat -> card owners (KAN-8: 10 cards to each active seat)
         if len(d.hands) != n:
             raise ValueError(f"deal has {len(d.hands)} hands: want one per seat ({n})")
@@ -813,9 +673,9 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
         s = self._blank()
         g = self.layout.unpack(s)
         g.update(seat_of=seat_of, dealer=dealer, round=rnd, scores=np.asarray(scores))
-        pos = np.asarray(_positions(jnp.asarray(seat_of), dealer, n))
+        pos = np.asarray(dealing.ring_positions(jnp.asarray(seat_of), dealer, n))
         hands = [[int(c) for c in d.hands[int(seat_of[p])]] for p in range(n)]
-        g, loc, entry, spare = self._from_deal(g, fields, loc, hands, pos, key)
+        g, loc, entry, spare = self._from_deal(g, f, loc, hands, pos, key)
         return self._finish(s, *self._begin_deal(g, jnp.asarray(loc), jnp.asarray(entry),
                                                  jnp.asarray(spare)))
 
@@ -841,22 +701,6 @@ class KanEnv(KanResults, Env):  # tournament views: kanjax.envs.kan_results
                                      "win (the round would have ended)")
                 won[i] = o
         return won
-
-
-class DealFields(dict):
-    """The `k=v` fields of a deal string, with checked integer parsing."""
-
-    def ints(self, k: str, count: int | None = None, lo: int | None = None,
-             hi: int | None = None) -> list[int]:
-        try:
-            vals = [int(v) for v in self[k].split(",")]
-        except ValueError:
-            raise ValueError(f"deal field {k}={self[k]!r}: want integers") from None
-        if count is not None and len(vals) != count:
-            raise ValueError(f"deal field {k}={self[k]!r}: want {count} values")
-        if any((lo is not None and v < lo) or (hi is not None and v > hi) for v in vals):
-            raise ValueError(f"deal field {k}={self[k]!r}: values must be in {lo}..{hi}")
-        return vals
 
 
 VARIANT_ENVS = {

@@ -85,3 +85,16 @@ def deal_tables(config: ks.KanConfig) -> tuple[np.ndarray, np.ndarray, np.ndarra
             add[o, :] = (2 * v if per_opponent else v, -v)
     kankei_wins = np.array([o in ks.KANKEI_WINS for o in range(NUM_OUTCOMES)])
     return mult, add, np.array(table["W3"], np.int32), kankei_wins
+
+
+def round_bound(config: ks.KanConfig) -> int:
+    """The largest |Rk| or |Rm| a round can reach (so every round's reward and, times
+    `n_rounds`, every match score is within it): each deal at most multiplies the
+    accumulators by its largest |mult| and adds its largest |add| (and W3 in deal 3)."""
+    mult, add, w3, _ = deal_tables(config)
+    bound = 0
+    for deal in range(1, (1 if config.variant == "gambari" else 3) + 1):
+        d1 = int(deal == 1)
+        bound = int(np.max(np.abs(mult[:, d1]) * bound + np.abs(add[:, d1]).max(axis=1)))
+        bound += int(np.abs(w3).max()) if deal == 3 else 0
+    return bound

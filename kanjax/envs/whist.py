@@ -20,7 +20,7 @@ State (`WhistState`), besides the common fields:
   LED (its led suit, -1 before the lead), BEST_S / BEST_P (its best card strength so far and
   who played it), NS / EW (tricks taken), WINNERS (13: winner of each trick, -1).
 
-Observation `observe(state, p)` -> int8[179] (`OBS_LAYOUT`, `WhistEnv.obs_slices`):
+Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `WhistEnv.obs_slices`):
 
 | slice | field | meaning |
 |---|---|---|
@@ -51,9 +51,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
-from kanjax import jaxutil
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, State, common_summary, register_state
+from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
+from kanjax.envs import dealing
+from kanjax.envs.deal_fields import read_deal
+from kanjax.envs.layout import Layout
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
 
 NUM_CARDS = 52
@@ -70,15 +72,28 @@ CARD_TOKENS = tuple(DECK.token(c) for c in range(NUM_CARDS))
 ACTION_NAMES = tuple(f"play {t}" for t in CARD_TOKENS)
 ACTION_IDS = {name: a for a, name in enumerate(ACTION_NAMES)}
 
+HEAD_SCALARS = ("trump", "first", "leader", "trick", "nplayed", "led", "best_s", "best_p",
+                "ns", "ew")
+LAYOUT = Layout(head=[(k, None) for k in HEAD_SCALARS] + [("winners", NUM_TRICKS)])
 # header slots of `_h`
-TRUMP, FIRST, LEADER, TRICK, NPLAYED, LED, BEST_S, BEST_P, NS, EW = range(10)
-WINNERS = slice(10, 10 + NUM_TRICKS)
+TRUMP, FIRST, LEADER, TRICK, NPLAYED, LED, BEST_S, BEST_P, NS, EW = (
+    LAYOUT.head[k] for k in HEAD_SCALARS)
+WINNERS = LAYOUT.head["winners"]
 
-OBS_LAYOUT = (
-    ("cards", 3 * NUM_CARDS), ("me", 1), ("current_player", 1), ("trump", 1),
-    ("first_leader", 1), ("leader", 1), ("trick", 1), ("n_played", 1), ("led_suit", 1),
-    ("tricks", 2), ("winners", NUM_TRICKS),
-)
+OBS_SPEC = ObservationSpec((
+    ObsField("cards", 3 * NUM_CARDS, -1, NUM_TRICKS - 1, "52 x 3, card-major, for card ids "
+             "0..51: [in my hand 1 / 0, played by (player, -1), in trick (0..12, -1)]"),
+    ObsField("me", 1, 0, 3, "the observer"),
+    ObsField("current_player", 1, -1, 3, "the player to act, -1 at the end"),
+    ObsField("trump", 1, -1, 3, "the trump suit S H D C = 0..3, -1 NT"),
+    ObsField("first_leader", 1, 0, 3, "the opening leader"),
+    ObsField("leader", 1, 0, 3, "the leader of the current trick"),
+    ObsField("trick", 1, 0, NUM_TRICKS, "tricks completed (the current trick's index)"),
+    ObsField("n_played", 1, 0, 3, "cards in the current trick"),
+    ObsField("led_suit", 1, -1, 3, "the led suit of the current trick, -1 before the lead"),
+    ObsField("tricks", 2, 0, NUM_TRICKS, "tricks taken by N-S, E-W"),
+    ObsField("winners", NUM_TRICKS, -1, 3, "the winner of each completed trick, -1"),
+))
 DEAL_FIELDS = ("leader", "trump")
 
 
@@ -175,11 +190,9 @@ class WhistEnv(Env):
         """The state before the opening lead: cards `loc` (owner per card), `trump`, `leader`."""
         loc = jnp.asarray(loc).astype(jnp.int8)
         leader = jnp.asarray(leader, jnp.int32)
-        h = jnp.concatenate([
-            jnp.stack([jnp.asarray(trump, jnp.int32), leader, leader, 0, 0, -1, 0, leader,
-                       0, 0]),
-            jnp.full(NUM_TRICKS, -1, jnp.int32),
-        ]).astype(jnp.int8)
+        h, _ = LAYOUT.pack(dict(trump=trump, first=leader, leader=leader, trick=0, nplayed=0,
+                                led=-1, best_s=0, best_p=leader, ns=0, ew=0,
+                                winners=jnp.full(NUM_TRICKS, -1)))
         return WhistState(
             current_player=leader.astype(jnp.int8),
             legal_action_mask=loc == leader,
@@ -193,34 +206,36 @@ class WhistEnv(Env):
 
     def _init(self, key: Array) -> WhistState:
         """A uniform deal: the cards in places 13p..13p+12 of a random permutation go to p."""
-        rank, _ = jaxutil.random_ranks(key, NUM_CARDS)
-        return self._start(rank // NUM_TRICKS, self.trump, self.leader)
+        deal = dealing.shuffle(key, np.ones(NUM_CARDS, bool), (NUM_TRICKS,) * 4)
+        return self._start(deal.hand, self.trump, self.leader)
 
     def _step(self, s: WhistState, action: Array, key: Array) -> WhistState:
         """Card `action` played by the current player (legal: `Env.step` checked the mask).
         The trick's best card is a running maximum of `card_strength`; the fourth card ends
         the trick, the winner's side scores it and leads next; the 13th trick pays."""
-        h = s._h.astype(jnp.int32)
+        g = LAYOUT.unpack(s)
         a = action.astype(jnp.int32)
         cur = s.current_player.astype(jnp.int32)
-        t = h[TRICK]
+        t = g["trick"]
         suit = a // 13
-        before = trick_kernel.Trick(led=h[LED], best=h[BEST_S], winner=h[BEST_P], points=0,
-                                    count=h[NPLAYED])
+        before = trick_kernel.Trick(led=g["led"], best=g["best_s"], winner=g["best_p"],
+                                    points=0, count=g["nplayed"])
         strength = trick_kernel.card_strength(suit, a % 13, trick_kernel.led_after(
-            before, suit), h[TRUMP], jnp.bool_(False))
+            before, suit), g["trump"], jnp.bool_(False))
         trick, complete = trick_kernel.add_play(before, cur, suit, strength, 0, 4)
         best_s, best_p = trick.best, trick.winner
         loc = jnp.where(CARD_IDS == a, PLAYED + 4 * t + cur, s._loc.astype(jnp.int32))
         ns_won = complete & (best_p % 2 == 0)
         ew_won = complete & (best_p % 2 == 1)
-        ns, ew = h[NS] + ns_won, h[EW] + ew_won
+        ns, ew = g["ns"] + ns_won, g["ew"] + ew_won
         nxt = jnp.where(complete, best_p, (cur + 1) % 4)  # the winner leads the next trick
         led = jnp.where(complete, -1, trick.led)
         done = t + complete == NUM_TRICKS
-        winners = jnp.where(complete & (jnp.arange(NUM_TRICKS) == t), best_p, h[WINNERS])
-        head = jnp.stack([h[TRUMP], h[FIRST], jnp.where(complete, best_p, h[LEADER]),
-                          t + complete, trick.count, led, best_s, best_p, ns, ew])
+        winners = jnp.where(complete & (jnp.arange(NUM_TRICKS) == t), best_p, g["winners"])
+        h, _ = LAYOUT.pack(g | dict(leader=jnp.where(complete, best_p, g["leader"]),
+                                    trick=t + complete, nplayed=trick.count, led=led,
+                                    best_s=best_s, best_p=best_p, ns=ns, ew=ew,
+                                    winners=winners))
         side = jnp.stack([ns, ew, ns, ew]).astype(jnp.float32)
         hand = loc == nxt
         return s.replace(
@@ -229,35 +244,29 @@ class WhistEnv(Env):
             rewards=jnp.where(done, side, 0.0),
             terminated=done,
             _loc=loc.astype(jnp.int8),
-            _h=jnp.concatenate([head, winners]).astype(jnp.int8),
+            _h=h,
         )
 
     def _deal_done(self, state: WhistState) -> Array:
         return state._h[..., TRICK] == NUM_TRICKS
 
     def _observe(self, s: WhistState, player: Array) -> Array:
-        """int8[179]; see the module docstring for the layout."""
-        loc, h = s._loc.astype(jnp.int32), s._h.astype(jnp.int32)
+        """`OBS_SPEC`'s fields; see the module docstring for the layout."""
+        loc, g = s._loc.astype(jnp.int32), LAYOUT.unpack(s)
         played = loc >= PLAYED
         code = loc - PLAYED
         cards = jnp.stack([loc == player, jnp.where(played, code % 4, -1),
-                           jnp.where(played, code // 4, -1)], axis=1).reshape(-1)
-        head = jnp.stack([player, s.current_player.astype(jnp.int32), h[TRUMP], h[FIRST],
-                          h[LEADER], h[TRICK], h[NPLAYED], h[LED], h[NS], h[EW]])
-        return jnp.concatenate([cards, head, h[WINNERS]]).astype(jnp.int8)
-
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (sum(size for _, size in OBS_LAYOUT),)
+                           jnp.where(played, code // 4, -1)], axis=1)
+        return OBS_SPEC.assemble({
+            "cards": cards, "me": player, "current_player": s.current_player,
+            "trump": g["trump"], "first_leader": g["first"], "leader": g["leader"],
+            "trick": g["trick"], "n_played": g["nplayed"], "led_suit": g["led"],
+            "tricks": jnp.stack([g["ns"], g["ew"]]), "winners": g["winners"],
+        })
 
     @staticmethod
-    def obs_slices() -> dict[str, slice]:
-        """Field name -> slice of the observation."""
-        out, at = {}, 0
-        for name, size in OBS_LAYOUT:
-            out[name] = slice(at, at + size)
-            at += size
-        return out
+    def observation_spec() -> ObservationSpec:
+        return OBS_SPEC
 
     # ---- names --------------------------------------------------------------------------------
     def action_name(self, action: int, state: WhistState | None = None) -> str:
@@ -286,22 +295,9 @@ class WhistEnv(Env):
         if looks_like_pbn(deal):
             hands = parse_pbn(deal)
         else:
-            d = cards_mod.parse_deal(deal, DECK)
-            if d.game != self.name:
-                raise ValueError(f"deal string for {d.game!r}: this env plays {self.name}")
-            if d.sections:
-                raise ValueError(f"whist deals have no named sections: {d.sections[0][0]!r}")
-            keys = [k for k, _ in d.fields]
-            for k, v in d.fields:
-                if k not in DEAL_FIELDS:
-                    raise ValueError(f"unknown deal field {k!r}; fields: {', '.join(DEAL_FIELDS)}")
-                if keys.count(k) > 1:
-                    raise ValueError(f"deal field {k!r} given twice")
-                allowed = TRUMPS if k == "trump" else tuple(SEATS)
-                if v not in allowed:
-                    raise ValueError(f"deal field {k}={v!r}: want one of {', '.join(allowed)}")
-            trump = TRUMPS.index(d.field("trump", self.config.trump)) - 1
-            leader = SEATS.index(d.field("leader", self.config.leader))
+            d, f = read_deal(deal, self.name, DECK, DEAL_FIELDS)
+            trump = TRUMPS.index(f.choice("trump", TRUMPS, self.config.trump)) - 1
+            leader = SEATS.index(f.choice("leader", tuple(SEATS), self.config.leader))
             if len(d.hands) != 4:
                 raise ValueError(f"deal has {len(d.hands)} hands: want 4 (N, E, S, W)")
             hands = d.hands

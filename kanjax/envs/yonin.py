@@ -15,8 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import trick as trick_kernel
-from kanjax.api import Array
+from kanjax.api import Array, ObsField
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.deal_fields import DealFields
+from kanjax.envs.dealing import card_at, player_at
 from kanjax.envs.kan import (
     CARD_IDS,
     CONTRACT,
@@ -27,11 +29,8 @@ from kanjax.envs.kan import (
     PLAY,
     SUIT,
     TRUMP,
-    DealFields,
     KanEnv,
     KanState,
-    _at_pos,
-    _card_with,
     _round_trump,
     action_mask,
 )
@@ -87,11 +86,11 @@ class YoninKanEnv(KanViews, KanEnv):
         trump1 = _round_trump(g["round"], self.config.n_rounds)  # KAN-11
         jk_holder, jack_holder = loc[JK], loc[13 * trump1 + 9]
         partner = jnp.where(jk_holder == jack_holder,  # nijō kan: the player opposite
-                            _at_pos(pos, (pos[jk_holder] + 2) % 4), jack_holder)
+                            player_at(pos, (pos[jk_holder] + 2) % 4), jack_holder)
         first_lead = loc[jnp.where(trump1 == 3, AC, AS)]
         chooser = jnp.where(g["deal"] == 2, g["jk1"], g["ace1"])
         # places 10q, 10q + 1, 10q + 2 of the shuffle: the first three cards dealt to q
-        first3 = jnp.stack([_card_with(entry, ks.HAND_SIZE * pos[chooser] + i)
+        first3 = jnp.stack([card_at(entry, ks.HAND_SIZE * pos[chooser] + i)
                             for i in range(3)])
         g.update(
             kankei=jnp.where(deal1, (players == jk_holder) | (players == partner), g["kankei"]),
@@ -205,8 +204,12 @@ class YoninKanEnv(KanViews, KanEnv):
         points = jnp.where(secret, -1, jnp.stack([g["pk"], g["pm"]]))
         return kankei, points
 
-    def _obs_extra(self, g: dict[str, Array]) -> list[Array]:
-        return [g["contract"], g["declarer"]]
+    def _obs_extra_fields(self) -> tuple[ObsField, ...]:
+        return (ObsField("contract", 2, -1, 3, "the contract (KAN-56): kind 0 none / 1 SKUNK / "
+                         "2 ALL16, its declarer (-1)"),)
+
+    def _obs_extra(self, g: dict[str, Array]) -> dict[str, Array]:
+        return {"contract": jnp.stack([g["contract"], g["declarer"]])}
 
     # ---- deal strings ----------------------------------------------------------------------------
     def _from_deal(self, g: dict, f: DealFields, loc: np.ndarray, hands: list[list[int]],

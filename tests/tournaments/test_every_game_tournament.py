@@ -1,6 +1,6 @@
 """Every registered game through the tournament layer (issue 23): a tiny `--local`
-tournament of two random bots (one deal seed, the small flags its test folder declares, chunks of 4 games), its
-report under the game's role names, and a stored game out as a record
+tournament of two random bots (one deal seed, the small flags its test folder declares,
+chunks of 4 games), its report under the game's role names, and a stored game out as a record
 (`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game is covered
 the moment it registers."""
 

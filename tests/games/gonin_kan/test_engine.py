@@ -878,9 +878,10 @@ def test_KAN_46_observation_layout_and_public_facts():
     env = _env()
     st = _mid_deal(env)
     sl = env.obs_slices()
+    spec = env.observation_spec()
     assert env.observation_shape == (sum(s.stop - s.start for s in sl.values()),)
     o = obs(env, st, 0)
-    assert o.dtype == np.int8 and o.shape == env.observation_shape
+    assert o.dtype == spec.dtype == np.int16 and o.shape == env.observation_shape
     cards_ = o[sl["cards"]].reshape(53, 4)
     s = S(st)
     assert (cards_[:, 0] == (s["hand_owner"] == 0)).all()
@@ -889,7 +890,7 @@ def test_KAN_46_observation_layout_and_public_facts():
     assert (cards_[cards_[:, 2] <= 2, 3] >= 0)[played[cards_[:, 2] <= 2]].all()
     assert o[sl["kankei"]].tolist() == [0, 1, 0, 1, 0]
     assert o[sl["deal1_holders"]].tolist() == [-1, -1]  # public only once deal 1 ends
-    assert o[sl["scores"]].view(np.int32).tolist() == [0] * 5
+    assert o[sl["scores"]].tolist() == [0] * 5 and o[sl["round"]].tolist() == [0]
 
 
 # ---- names, deal strings -----------------------------------------------------------------------
@@ -981,7 +982,7 @@ def test_vmap_batch_equals_single_games():
         assert np.asarray(s[k]).dtype == dt, k
     assert np.asarray(s["hand_owner"]).shape == (batch, 53)
     o = jax.jit(jax.vmap(env.observe))(states, jnp.zeros(batch, jnp.int32))
-    assert o.shape == (batch, *env.observation_shape) and o.dtype == jnp.int8
+    assert o.shape == (batch, *env.observation_shape) and o.dtype == jnp.int16
 
 
 def test_deal_done_and_last_outcome():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import kanjax
 from kanjax.cards import CardError, deck
-from kanjax.envs.whist import OBS_LAYOUT, WhistEnv, summary_numpy
+from kanjax.envs.whist import OBS_SPEC, WhistEnv, summary_numpy
 from kanjax.pbn import format_pbn, looks_like_pbn, parse_pbn
 
 TOK = deck("whist")
@@ -217,20 +217,20 @@ def test_jit_vmap_batch_equals_single_games(env, batched):
 def test_observation_layout(env):
     obs = env.jitted("observe")
     sl = env.obs_slices()
-    assert env.observation_shape == (179,) and sum(n for _, n in OBS_LAYOUT) == 179
+    assert env.observation_shape == (179,) and OBS_SPEC.shape == (179,)
     st = play(env, env.from_deal(deal("trump=D")), "W:AS N:7S E:4S S:2S W:QC")
     hands = parse_pbn(PBN)
     played = {"AS": (3, 0), "7S": (0, 0), "4S": (1, 0), "2S": (2, 0), "QC": (3, 1)}
     for p in range(4):
         o = np.asarray(obs(st, p))
-        assert o.dtype == np.int8 and o.shape == (179,)
+        assert o.dtype == np.int16 and o.shape == (179,)
         cards = o[sl["cards"]].reshape(52, 3)
         mine = set(hands[p]) - {TOK.card(t) for t in played}
         assert set(np.flatnonzero(cards[:, 0])) == mine  # own hand only
         for c in range(52):
             by, trick = played.get(TOK.token(c), (-1, -1))
             assert cards[c, 1:].tolist() == [by, trick]
-        head = {k: o[sl[k]].tolist() for k, _ in OBS_LAYOUT if k != "cards"}
+        head = {f.name: o[sl[f.name]].tolist() for f in OBS_SPEC.fields if f.name != "cards"}
         assert head == {"me": [p], "current_player": [0], "trump": [2], "first_leader": [3],
                         "leader": [3], "trick": [1], "n_played": [1], "led_suit": [3],
                         "tricks": [0, 1], "winners": [3] + [-1] * 12}
