@@ -22,13 +22,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import trick
-from kanjax.api import Array, Env, State, register_state
+from kanjax.api import Array, Env, ObservationSpec, ObsField, State, register_state
 
 NUM_CARDS = 16
 PLAY = NUM_CARDS  # the action that plays the selection
 SUIT = np.arange(NUM_CARDS) // 8
 RANK = np.arange(NUM_CARDS) % 8
 NO_TOP = np.zeros(NUM_CARDS, bool)
+OBS_SPEC = ObservationSpec((
+    ObsField("hand", NUM_CARDS, 0, 1, "the observer's cards"),
+    ObsField("picked", NUM_CARDS, 0, 1, "the observer's selection in his turn"),
+    ObsField("current_player", 1, -1, 1, "the player to act, -1 at the end"),
+    ObsField("n", 1, 0, 2, "cards a play of this trick, 0 before the lead"),
+))
 TOKENS = tuple(f"{'AB'[s]}{r}" for s, r in zip(SUIT, RANK, strict=True))
 
 
@@ -114,16 +120,16 @@ class StagedEnv(Env):
         return state.terminated
 
     def _observe(self, s: StagedState, player: Array) -> Array:
-        """int32[34]: the player's hand, the cards still out (both hands), and whose turn
-        (the selection is the mover's own: only he sees it)."""
+        """`OBS_SPEC`: the player's hand, his selection (only the mover sees it), whose turn
+        and the size of the trick's plays."""
         mine = s._owner == player
         shown = jnp.where(s.current_player == player, s._picked, False)
         return jnp.concatenate([mine, shown, jnp.stack([s.current_player, s._n])]
-                               ).astype(jnp.int32)
+                               ).astype(OBS_SPEC.dtype)
 
-    @property
-    def observation_shape(self) -> tuple[int, ...]:
-        return (2 * NUM_CARDS + 2,)
+    @staticmethod
+    def observation_spec() -> ObservationSpec:
+        return OBS_SPEC
 
     def action_name(self, action: int, state: StagedState | None = None) -> str:
         a = int(action)
