@@ -20,7 +20,7 @@ every step (it is selected only where a deal ended); `step_batch` (the same resu
 only in the lanes that ended a deal, a few lanes at a time (`kanjax.envs.match.MatchEnv`,
 the match-of-deals base; `kanjax.envs.dealing` shuffles and deals).
 
-State (`KanState`): three dense arrays besides the common fields.
+State (`KanState`): four dense arrays besides the common fields.
 
 `_loc` int8[53], card c: -1 not in the deck; p (0..5) in player p's hand; 8 + 8t + p played
 by player p in trick t (0..9) of this deal.
@@ -53,6 +53,11 @@ by player p in trick t (0..9) of this deal.
 
 `_w` int32[4 + n]: round, Rk, Rm (KAN-40), deals dealt after the first (the chance index),
 match scores of finished rounds.
+
+`_last` int8[53 + 10 + 2], the previous deal (recorded when the next is dealt, so the last
+finished deal while the next is played): `_loc` as it ended (its played cards by trick and
+player), the winner of each of its 10 tricks (-1), its final kankei and mukankei points; all
+-1 in the first deal of a match.
 """
 
 from __future__ import annotations
@@ -182,7 +187,25 @@ def obs_fields(config: ks.KanConfig, active: int, deals: int) -> tuple[ObsField,
           "F3 as F2), then the card ids shown, for the shower and the chooser only, -1"),
         f("rk_rm", 2, -r, r, "the round's accumulators Rk, Rm (KAN-40)"),
         f("scores", n, -nr * r, nr * r, "match scores of the finished rounds"),
+        f("last_cards", 3 * NC, -1, ks.NUM_TRICKS - 1, "the previous deal (public, KAN-46: "
+          "the last finished deal while the next is played; the match's final deal stays in "
+          "`cards`), 53 x 3, card-major: [played by (player, -1), trick played in (0..9, -1), "
+          "taken by (the trick's winner, -1)]; -1 in the first deal"),
+        f("last_winners", ks.NUM_TRICKS, -1, n - 1, "the winner of each trick of the previous "
+          "deal, -1"),
+        f("last_points", 2, -1, len(ks.POINT_CARDS), "the final points of the previous deal: "
+          "the kankei's, the mukankei's; -1 in the first deal"),
     )
+
+
+def card_table(loc: Array, winners: Array) -> tuple[Array, Array, Array]:
+    """The played cards of a deal with card codes `loc` (int32[53], `_loc`'s codes) and
+    trick winners `winners` (int32[10]): (played by, trick played in, taken by), int32[53]
+    each, -1 for the cards not played."""
+    played = loc >= PLAYED
+    trick_of = jnp.where(played, (loc >> 3) - 1, -1)
+    return (jnp.where(played, loc & 7, -1), trick_of,
+            jnp.where(played, winners[trick_of], -1))
 
 
 @register_state
@@ -381,6 +404,7 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
             illegal_action=jnp.bool_(False),
             step_count=jnp.int32(0),
             _loc=jnp.full(NC, -1, jnp.int8), _h=h, _w=w,
+            _last=jnp.full(NC + ks.NUM_TRICKS + 2, -1, jnp.int8),
         )
 
     def _init(self, key: Array) -> KanState:
@@ -508,10 +532,18 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
             last_pm=jnp.where(ended, new["pm"], g["last_pm"]),
         )
         self._between_deals(new, ended & (deal == 1) & kwin & ~round_over)
+        last = s._last
         if key is not None:  # a new deal (next deal, next round or redeal) in this step
-            new, loc, cur = self._deal_where(ended & ~terminated, new, loc, cur, key)
+            new, loc, cur, last = self._deal_where(ended & ~terminated, new, loc, cur, last,
+                                                   key)
         return self._finish(s, new, loc, cur, rewards=rewards.astype(jnp.float32),
-                            terminated=terminated)
+                            terminated=terminated, _last=last)
+
+    def _deal_record(self, g: dict[str, Array], loc: Array) -> Array:
+        """The finished deal's cards, trick winners and points (`_last`; KAN-46: its
+        played cards and trick winners stay public while the next deal is played)."""
+        return jnp.concatenate([loc, g["winners"], jnp.stack([g["pk"], g["pm"]])]).astype(
+            jnp.int8)
 
     def _new_deal(self, g: dict[str, Array], key: Array) -> tuple[dict[str, Array], Array,
                                                                     Array]:
@@ -543,16 +575,14 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
         """What `player` may know (KAN-46), laid out as `observation_spec()` says: the cards
         of this deal (his hand, every card played, by whom, in which trick and who took it),
         the public header, what of the teams, the nijū exchange, the iku/koi choices and the
-        signal he may know, the round's accumulators and the match scores."""
+        signal he may know, the round's accumulators, the match scores, and the tricks and
+        final points of the previous deal."""
         g = self.layout.unpack(s)
         p = player.astype(jnp.int32)
         loc = s._loc.astype(jnp.int32)
-        played = loc >= PLAYED
-        trick_of = jnp.where(played, (loc >> 3) - 1, -1)
-        cards = jnp.stack([
-            self._obs_hand(g, loc, p), jnp.where(played, loc & 7, -1), trick_of,
-            jnp.where(played, g["winners"][trick_of], -1),
-        ], axis=1)
+        cards = jnp.stack([self._obs_hand(g, loc, p), *card_table(loc, g["winners"])], axis=1)
+        last = s._last.astype(jnp.int32)
+        last_winners = last[NC: NC + ks.NUM_TRICKS]
         deal = g["deal"]
         resolved = g["phase"] != IKU_KOI
         iku = jnp.stack([g["iku0"], g["iku1"]])
@@ -579,6 +609,9 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
                                       jnp.where(is_k, nijuu, -1)]),
             "iku": iku, "signal": jnp.stack([form, *shown]),
             "rk_rm": jnp.stack([g["rk"], g["rm"]]), "scores": g["scores"],
+            "last_cards": jnp.stack(card_table(last[:NC], last_winners), axis=1),
+            "last_winners": last_winners,
+            "last_points": last[NC + ks.NUM_TRICKS:],
             **self._obs_extra(g),
         })
 

@@ -1,10 +1,13 @@
 """A match of deals: the base of the games whose match is several deals (Kan's rounds of
 deals; next, Da Bai Fen's hands and Konkan's rounds).
 
-`MatchState`: card locations `_loc` (int8, one code per card id, the game's own) and the
-header of named slots (`kanjax.envs.layout.Layout`: `_h` int8, `_w` int32). The header has
-the slots `deal_done` (the last step ended a deal) and `dealt` (deals dealt after the first:
-the chance index, so duplicate play can key each deal's shuffle by it).
+`MatchState`: card locations `_loc` (int8, one code per card id, the game's own), the header
+of named slots (`kanjax.envs.layout.Layout`: `_h` int8, `_w` int32) and `_last` (int8, the
+game's record of the previous deal, `_deal_record`, taken when the next one is dealt: the
+finished deal's tricks and points stay visible while the next is played). The header has the
+slots `deal_done` (the last step ended a deal) and
+`dealt` (deals dealt after the first: the chance index, so duplicate play can key each
+deal's shuffle by it).
 
 The next deal is dealt in the step that ends one, from the step's key (every state returned
 is at a decision). `MatchEnv.step_batch` gives the same results cheaper: the batch steps
@@ -28,19 +31,21 @@ from kanjax.envs.layout import Layout
 @register_state
 @dataclasses.dataclass(frozen=True)
 class MatchState(State):
-    """A match state: `_loc` card locations, `_h` / `_w` header (see the module docstring);
-    games subclass it."""
+    """A match state: `_loc` card locations, `_h` / `_w` header, `_last` the previous deal
+    (see the module docstring); games subclass it."""
 
     _loc: Array
     _h: Array
     _w: Array
+    _last: Array
 
 
 class MatchEnv(Env):
     """A match of deals over a `MatchState` (see the module docstring).
 
     A game sets `layout` (with slots `deal_done` and `dealt`) and writes `_new_deal` (the
-    next deal of the match from the slots and a key) and `_legal` (a state's legal mask)."""
+    next deal of the match from the slots and a key), `_deal_record` (what `_last` keeps of a
+    finished deal) and `_legal` (a state's legal mask)."""
 
     layout: Layout
 
@@ -48,6 +53,10 @@ class MatchEnv(Env):
                                                                     Array]:
         """The next deal of the match at slots `g` (the match's place: round, dealer, seats),
         shuffled from `key`: (slots, card locations, current player)."""
+        raise NotImplementedError
+
+    def _deal_record(self, g: dict[str, Array], loc: Array) -> Array:
+        """`_last` for the finished deal of slots `g` and cards `loc` (int8)."""
         raise NotImplementedError
 
     def _legal(self, s: MatchState) -> Array:
@@ -67,20 +76,23 @@ class MatchEnv(Env):
         return s.replace(legal_action_mask=self._legal(s))
 
     def _deal_where(self, do: Array, g: dict[str, Array], loc: Array, cur: Array,
-                    key: Array) -> tuple[dict[str, Array], Array, Array]:
-        """Where `do`: the next deal (`_new_deal` from `key`), and one more deal dealt (the
-        chance index). Returns (slots, loc, current player); elsewhere `g`, `loc`, `cur`."""
+                    last: Array, key: Array) -> tuple[dict[str, Array], Array, Array, Array]:
+        """Where `do`: the next deal (`_new_deal` from `key`), one more deal dealt (the chance
+        index) and the finished deal of `g`, `loc` recorded (`_deal_record`). Returns (slots,
+        loc, current player, `_last`); elsewhere `g`, `loc`, `cur`, `last`."""
         fresh, fresh_loc, fresh_cur = self._new_deal(dict(g), key)
         new = {k: jnp.where(do, fresh[k], v) for k, v in g.items()}
         new["dealt"] = g["dealt"] + do
-        return new, jnp.where(do, fresh_loc, loc), jnp.where(do, fresh_cur, cur)
+        return (new, jnp.where(do, fresh_loc, loc), jnp.where(do, fresh_cur, cur),
+                jnp.where(do, self._deal_record(g, loc), last))
 
     def _dealt(self, s: MatchState, key: Array) -> MatchState:
         """`s`, a state whose last step ended a deal but did not deal the next one (`_step`
         with no key), with that deal dealt from `key` as `step` would have (`_deal_where`)."""
-        g, loc, cur = self._deal_where(jnp.bool_(True), self.layout.unpack(s),
-                                       s._loc.astype(jnp.int32), s.current_player, key)
-        return self._seal(self._finish(s, g, loc, cur))
+        g, loc, cur, last = self._deal_where(jnp.bool_(True), self.layout.unpack(s),
+                                             s._loc.astype(jnp.int32), s.current_player,
+                                             s._last, key)
+        return self._seal(self._finish(s, g, loc, cur, _last=last))
 
     def step_batch(self, states: MatchState, actions: Array, keys: Array) -> MatchState:
         """`jax.vmap(self.step)`, bit for bit, with the next deal shuffled and dealt only in

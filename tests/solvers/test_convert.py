@@ -108,7 +108,8 @@ def kan_state(env, hands: dict[int, str], played: dict[str, tuple[int, int]], ma
               CARD_TOKENS.index(tok)] = True
     no = np.bool_(False)
     return KanState(np.int8(cur), legal, np.zeros(env.num_players, np.float32), no, no, no,
-                    np.int32(0), loc, h, np.zeros(env.layout.wide_size, np.int32))
+                    np.int32(0), loc, h, np.zeros(env.layout.wide_size, np.int32),
+                    np.full(65, -1, np.int8))
 
 
 # Gonin, 6 players, dealer P0 (seat 0, no cards): ring positions P1..P5 = 0..4. Round 0: trump

@@ -520,3 +520,36 @@ def test_from_deal_rejects_bad_deals():
         env.from_deal(good.replace("8H", "7H", 1))
     with pytest.raises(ValueError, match="one per seat"):
         env.from_deal(" | ".join(good.split(" | ")[:3]))
+
+
+def _first_legal_until(env, stop):
+    """From `env.init(KEY)`, the first legal action each step until `stop(state)`."""
+    st = env.init(KEY)
+    while not stop(st):
+        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+    return st
+
+
+def test_KAN_46_previous_deal_in_the_next_and_the_final_deal_stays():
+    """Gambari rounds are one deal each. The match of one round ends after its deal, which
+    stays in `cards` (nothing deals over it). The same play in a match of two rounds: while
+    round 2 is played, every player sees that deal in the previous-deal fields: the same
+    cards by player, trick and taker, trick winners and final points."""
+    one = _env(n_rounds=1)
+    end = _first_legal_until(one, lambda st: bool(st.terminated))
+    sl = one.obs_slices()
+    o = obs(one, end, 0)
+    final = o[sl["cards"]].reshape(53, 4)[:, 1:]
+    assert (final[:, 0] >= 0).sum() >= 9 and (o[sl["last_cards"]] == -1).all()
+    tricks = [t for t in range(10) if (final[:, 1] == t).any()]
+    winners = [int(final[final[:, 1] == t, 2][0]) for t in tricks]
+    two = _env(n_rounds=2)
+    st = _first_legal_until(two, lambda st: bool(S(st)["deal_done"]))
+    for _ in range(3):  # the next deal's bids and first card
+        for p in range(3):
+            o2 = obs(two, st, p)
+            assert (o2[sl["last_cards"]].reshape(53, 3) == final).all()
+            assert o2[sl["last_winners"]].tolist() == winners + [-1] * (10 - len(winners))
+            assert o2[sl["last_points"]].tolist() == o[sl["points"]].tolist()
+        st = two.checked_step(st, two.legal_actions(st)[0], KEY)
+    assert S(st)["round"] == 1

@@ -844,6 +844,61 @@ def test_KAN_46_hidden_hands_do_not_change_observation(when):
                 assert same == (p not in (a, b)), (p, a, b)
 
 
+def _last_deal(env, st, p: int) -> dict:
+    o = obs(env, st, p)
+    sl = env.obs_slices()
+    return {"cards": o[sl["last_cards"]].reshape(53, 3), "winners": o[sl["last_winners"]],
+            "points": o[sl["last_points"]], "now": o[sl["cards"]].reshape(53, 4)}
+
+
+def test_KAN_46_finished_deal_stays_visible():
+    """Deal 1 ends in sukonku after trick 6 (S19): while deal 2 is signalled, its trump named
+    and its first cards played, every player still sees deal 1's tricks (who played which card
+    in which trick, who took it), its trick winners and final points; never the 20 cards
+    left in the hands."""
+    env = _env()
+    plan, st = _sukonku_deal1(env)
+    first = _last_deal(env, st, 0)
+    assert (first["cards"] == -1).all() and (first["winners"] == -1).all()
+    assert first["points"].tolist() == [-1, -1]  # no deal has ended yet
+    st = play(env, st, plan.tricks)
+    winners = [w for _, w, _ in SUKONKU_D1]
+    want = np.full((53, 3), -1)
+    for t, trick in enumerate(plan.tricks):
+        for p, tok in trick.items():
+            want[card(tok), :] = [p, t, winners[t]]
+    for step in ("deal 2 dealt", "signal F5", "trump H", "first card", "second card"):
+        if step.startswith("signal") or step.startswith("trump"):
+            st = do(env, st, step)
+        elif step != "deal 2 dealt":
+            st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        for p in range(5):
+            last = _last_deal(env, st, p)
+            assert (last["cards"] == want).all(), (step, p)
+            assert last["winners"].tolist() == winners + [-1] * 4
+            assert last["points"].tolist() == [9, 0]
+            played_now = (last["now"][:, 1] >= 0).sum()
+            assert played_now == {"first card": 1, "second card": 2}.get(step, 0)
+    assert S(st)["deal"] == 2 and S(st)["last_outcome"] == ks.SUKONKU
+
+
+def test_KAN_46_finished_deal_hides_the_cards_left_in_hands():
+    """The 20 cards left unplayed when deal 1 ended stay hidden: exchanging two of them
+    between hands in the record of the finished deal changes nobody's observation."""
+    env = _env()
+    plan, st = _sukonku_deal1(env)
+    st = play(env, st, plan.tricks)
+    last = np.asarray(st._last).copy()
+    left = [c for c in range(53) if 0 <= last[c] < 8]
+    assert len(left) == 20
+    a = left[0]
+    b = next(c for c in left if last[c] != last[a])
+    last[a], last[b] = last[b], last[a]
+    other = st.replace(_last=jnp.asarray(last))
+    for p in range(5):
+        assert np.array_equal(obs(env, st, p), obs(env, other, p))
+
+
 def test_KAN_46_nijuu_cards_only_for_the_pair():
     env = _env()
     plan = _nijuu_deal(1)

@@ -236,6 +236,26 @@ def test_observation_layout(env):
                         "tricks": [0, 1], "winners": [3] + [-1] * 12}
 
 
+def test_final_state_shows_the_whole_deal(env):
+    """The game is one deal: its final state is what every player sees of the finished deal,
+    every card with who played it and in which trick, each trick's winner, the tricks taken."""
+    before = env.from_deal(f"whist trump=NT leader=W | {ONE_SUIT}")
+    states = play_lowest(env, before, 52)
+    sl = env.obs_slices()
+    played = {}  # card -> (player, trick), from the cards played step by step
+    for t, after in enumerate(states):
+        c = int(np.flatnonzero(np.asarray(after._loc) != np.asarray(before._loc))[0])
+        played[c] = (int(before.current_player), t // 4)
+        before = after
+    for p in range(4):
+        o = np.asarray(env.jitted("observe")(states[-1], p))
+        cards = o[sl["cards"]].reshape(52, 3)
+        assert (cards[:, 0] == 0).all()
+        assert {c: tuple(cards[c, 1:].tolist()) for c in range(52)} == played
+        assert o[sl["winners"]].tolist() == [3] * 13 and o[sl["tricks"]].tolist() == [0, 13]
+        assert o[sl["current_player"]].tolist() == [-1] and o[sl["trick"]].tolist() == [13]
+
+
 # ---- names and deals --------------------------------------------------------------------------
 def test_action_names_round_trip(env):
     for a in range(52):
