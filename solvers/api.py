@@ -99,7 +99,7 @@ def warm_up(positions: Sequence[Position], *, lanes: int = 256, tt_bits: int | N
 
 def _root_classes(positions: Sequence[Position]) -> list[dict[int, int]]:
     """Each position's legal moves -> the move the search tries for it: itself, or the next
-    tried card above it in its suit (rank equivalence, `Searcher._equivalent`)."""
+    tried card above it in its suit (rank equivalence, `search.play.equivalent`)."""
     out: list[dict[int, int]] = [{} for _ in positions]
     for rules, idx in _batches(positions).items():
         legal, tried = search.searcher(rules).legal_at_roots(

@@ -29,6 +29,12 @@ JK = 52  # Kan's joker id
 LEAD_JK = 53  # Kan: action LEAD_JK + s leads JK naming suit s (KAN-26)
 NO_TRUMP = -1
 JOKER_RULES = ("none", "gonin", "yonin")  # whist; KAN-25..27 (Gonin, Gambari); KAN-54 (Yonin)
+JOKER_SUIT = 4  # `Rules.suit` of the joker
+# The solvers' limits (`Rules` checks them): seats (4-bit fields of the search's table key),
+# suits (a suit word each), cards a suit (relative ranks in a 16-bit word, a hand's suit
+# length in 4 bits), jokers (Kan's one, card JK), cards a play, and a deal's value (int8).
+MAX_SEATS, MAX_SUITS, MAX_SUIT_CARDS, MAX_PLAY_CARDS, MAX_TOTAL = 15, 4, 15, 1, 127
+KAN_TRICKS = 10  # the Kan joker rules name tricks 1, 9 and 10 (KAN-25, KAN-54, KAN-58)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +45,13 @@ class Rules:
     wins), `points[c]` the card's point value, over ids 0..num_ids-1. A trick is worth
     `trick_value` plus the points of its cards. `joker`: which joker rules apply (JOKER_RULES);
     `yonin_joker_trick1`: Yonin's KAN-58 flag ("lead": no JK lead in trick 1; "any": no JK
-    at all in trick 1), since the solver plays no contracts.
+    at all in trick 1), since the solver plays no contracts. `cards_a_play`: the most cards
+    one play holds (Da Bai Fen's multi-card plays, DBF-26, would need more).
+
+    Rules beyond the solvers' limits (MAX_SEATS seats, MAX_SUITS suits of at most
+    MAX_SUIT_CARDS cards of distinct ranks, at most one joker (card JK, under Kan's joker
+    rules), MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at most
+    MAX_TOTAL) are refused with a ValueError that names the limit.
     """
 
     game: str
@@ -52,6 +64,51 @@ class Rules:
     trick_value: int
     joker: str = "none"
     yonin_joker_trick1: str = "lead"
+    cards_a_play: int = 1
+
+    def __post_init__(self) -> None:
+        def refuse(what: str) -> None:
+            raise ValueError(f"{self.game}: {what}")
+        if not len(self.suit) == len(self.rank) == len(self.points):
+            refuse(f"suit, rank and points cover {len(self.suit)}, {len(self.rank)} and "
+                   f"{len(self.points)} card ids; want one entry per card id each")
+        if len(set(self.ids)) != len(self.ids) or not set(self.ids) <= set(range(self.num_ids)):
+            refuse(f"deck ids {self.ids}: want distinct ids 0..{self.num_ids - 1}")
+        if not 2 <= self.n <= MAX_SEATS:
+            refuse(f"{self.n} seats: the solvers take 2..{MAX_SEATS} seats")
+        if self.cards_a_play > MAX_PLAY_CARDS:
+            refuse(f"{self.cards_a_play} cards a play: the solvers play {MAX_PLAY_CARDS} card "
+                   "a play")
+        if self.joker not in JOKER_RULES:
+            refuse(f"joker rules {self.joker!r}: want one of {JOKER_RULES}")
+        if self.yonin_joker_trick1 not in ("lead", "any"):
+            refuse(f"yonin_joker_trick1 {self.yonin_joker_trick1!r}: want 'lead' or 'any'")
+        for c in self.ids:
+            if not 0 <= self.suit[c] <= JOKER_SUIT:
+                refuse(f"card {c} of suit {self.suit[c]}: the solvers take {MAX_SUITS} suits, "
+                       f"0..{MAX_SUITS - 1}, and {JOKER_SUIT} for the joker")
+            if self.points[c] not in (0, 1):
+                refuse(f"card {c} worth {self.points[c]} points: the solvers take 0 or 1 a card")
+        jokers = [c for c in self.ids if self.suit[c] == JOKER_SUIT]
+        if self.joker == "none" and jokers:
+            refuse(f"jokers {jokers} under joker rules 'none': want no card of suit "
+                   f"{JOKER_SUIT}")
+        if self.joker != "none" and (jokers != [JK] or self.num_ids != JK + 1
+                                     or self.n_tricks != KAN_TRICKS):
+            refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}, {self.n_tricks} "
+                   f"tricks: Kan's joker rules ({self.joker!r}) take one joker, card {JK}, the "
+                   f"last id, and {KAN_TRICKS} tricks")
+        for s in range(MAX_SUITS):
+            ranks = [self.rank[c] for c in self.ids if self.suit[c] == s]
+            if len(ranks) > MAX_SUIT_CARDS:
+                refuse(f"{len(ranks)} cards of suit {s}: the solvers take at most "
+                       f"{MAX_SUIT_CARDS} a suit")
+            if len(set(ranks)) != len(ranks):
+                refuse(f"suit {s} with ranks {sorted(ranks)}: want distinct ranks in a suit")
+        if self.n * self.n_tricks > len(self.ids):
+            refuse(f"{self.n} hands of {self.n_tricks} cards from a deck of {len(self.ids)}")
+        if not 0 <= self.total <= MAX_TOTAL:
+            refuse(f"a deal worth {self.total}: the solvers take a value of 0..{MAX_TOTAL}")
 
     @property
     def num_ids(self) -> int:
@@ -130,6 +187,9 @@ class Position:
         if not 0 <= self.leader < r.n or len(self.trick) >= r.n:
             raise ValueError(f"{r.game}: leader {self.leader}, trick {self.trick}: want a seat "
                              f"0..{r.n - 1} and at most {r.n - 1} cards in the current trick")
+        if not NO_TRUMP <= self.trump < MAX_SUITS:
+            raise ValueError(f"{r.game}: trump {self.trump}: want {NO_TRUMP} (none) or a suit "
+                             f"0..{MAX_SUITS - 1}")
         lead_suit = r.suit[self.trick[0]] if self.trick else -1
         if (self.led < 0) != (not self.trick) or lead_suit not in (self.led, 4):
             raise ValueError(f"{r.game}: led suit {self.led} with trick {self.trick}")

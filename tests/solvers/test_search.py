@@ -13,6 +13,7 @@ import itertools
 import os
 import random
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ import pytest
 from solvers import api, search
 from solvers import reference as ref
 from solvers.position import WHIST, Position, Rules, kan_rules
+from solvers.search import bounds, play, queue
 
 GAMES = {
     "whist": WHIST,
@@ -212,12 +214,12 @@ def test_the_queue_keeps_groups_in_their_lanes_then_steals():
     deal = random_deal(WHIST, random.Random(0))
     problems = search.encode([dataclasses.replace(deal, leader=k % 4) for k in range(6)],
                              groups=[0, 0, 0, 1, 1, 2])
-    p = {k: jnp.asarray(v) for k, v in search.Searcher._padded(problems).items()}
-    count, front, back, nxt = jnp.int32(6), jnp.asarray(p["start"]).at[:3].add(1), p["end"], 3
+    p = jax.tree.map(jnp.asarray, search.padded(problems))
+    count, front, back, nxt = jnp.int32(6), p.start.at[:3].add(1), p.end, 3
     pids = jnp.array([0, 3, 5])
     for lane, want in ((2, 4), (1, 2), (0, 1), (2, 6)):
         done = jnp.arange(3) == lane
-        new, front, back, nxt = search.Searcher._next_problems(
+        new, front, back, nxt = queue.next_problems(
             p, count, done, jnp.zeros(3, bool), pids, front, back, nxt)
         assert int(new[lane]) == want
         pids = pids.at[lane].set(new[lane])
@@ -246,8 +248,7 @@ def test_trick_nodes_are_counted(solved):
 
 def test_rank_sets_cross_a_trick_end():
     """Partition search carries the ranks a result depends on back over a trick's end:
-    `_unsqueeze` puts back, empty, the ranks `_squeeze` took out."""
-    s = search.Searcher(WHIST, lanes=1)
+    `unsqueeze` puts back, empty, the ranks `squeeze` took out."""
     rng = np.random.default_rng(0)
     for _ in range(20):
         cards = rng.choice(52, 4, replace=False)
@@ -256,24 +257,23 @@ def test_rank_sets_cross_a_trick_end():
         played = np.zeros(4, np.uint32)
         for c in cards:
             played[c // 13] |= 1 << (c % 13)
-        squeezed = s._squeeze(words[None], codes)[0]
-        back = s._unsqueeze(squeezed, codes)
+        squeezed = play.squeeze(words[None], codes)[0]
+        back = play.unsqueeze(squeezed, codes)
         np.testing.assert_array_equal(back, words & ~played)
-        np.testing.assert_array_equal(s._squeeze(back[None], codes)[0], squeezed)
+        np.testing.assert_array_equal(play.squeeze(back[None], codes)[0], squeezed)
 
 
 def test_master_trumps_count_across_both_hands():
     """A side's trumps above every opponent's take min(masters, its longest trump holding)
     tricks: North's A x x x with South's K Q take three (North's small trumps go under the
     K and Q); a bare A with K Q take two (the A falls with the K or Q when trumps are led)."""
-    s = search.Searcher(WHIST, lanes=1)
     side = jnp.array([True, False, True, False])
 
     def masters(north: list[int]) -> tuple[int, int, int]:
         spades = [north, [4], [6, 5], [3]]  # relative ranks: 7 is the top trump
         hands = jnp.array([[sum(1 << r for r in ranks), 0, 0, 0] for ranks in spades],
                           jnp.uint32)
-        seat, count, cards = s._top_trumps(hands, jnp.int32(0), side)
+        seat, count, cards = bounds.top_trumps(hands, jnp.int32(0), side)
         return int(seat), int(count), int(cards[0])
 
     assert masters([7, 2, 1, 0]) == (0, 3, 0b11100000)

@@ -1,0 +1,80 @@
+"""The solvers' limits, checked where their rules are built (`solvers.position.Rules`): each
+refused with a ValueError naming the limit and the value."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from solvers.position import MAX_SUIT_CARDS, WHIST, Position, Rules, kan_rules
+
+GONIN = kan_rules("gonin_kan")
+
+
+def whist_like(**changes) -> Rules:
+    return dataclasses.replace(WHIST, **changes)
+
+
+def test_the_games_rules_are_within_the_limits():
+    for game in ("gonin_kan", "yonin_kan", "gambari_kan"):
+        assert kan_rules(game).joker in ("gonin", "yonin")
+    assert WHIST.total == 13
+
+
+def test_seats():
+    with pytest.raises(ValueError, match="16 seats: the solvers take 2..15 seats"):
+        whist_like(n=16, n_tricks=3)
+    with pytest.raises(ValueError, match="1 seats: the solvers take 2..15"):
+        whist_like(n=1)
+
+
+def test_suits():
+    suit = (5,) + WHIST.suit[1:]
+    with pytest.raises(ValueError, match="card 0 of suit 5: the solvers take 4 suits, 0..3"):
+        whist_like(suit=suit)
+
+
+def test_cards_a_suit():
+    """At most MAX_SUIT_CARDS cards a suit (here 16 spades), of distinct ranks."""
+    ids = tuple(range(64))
+    suit, rank = tuple(c // 16 for c in ids), tuple(c % 16 for c in ids)
+    with pytest.raises(ValueError, match=f"16 cards of suit 0: the solvers take at most "
+                                         f"{MAX_SUIT_CARDS} a suit"):
+        whist_like(ids=ids, suit=suit, rank=rank, points=(0,) * 64)
+    with pytest.raises(ValueError, match=r"suit 0 with ranks \[0, 0, 2, 3"):
+        whist_like(rank=(0, 0) + WHIST.rank[2:])
+
+
+def test_jokers():
+    """Kan's joker rules take one joker, card JK; none without them (KAN-25, KAN-54)."""
+    with pytest.raises(ValueError, match=r"jokers \[52\] under joker rules 'none'"):
+        dataclasses.replace(GONIN, joker="none")
+    ids = GONIN.ids if 51 in GONIN.ids else GONIN.ids + (51,)  # the ace of spades too
+    with pytest.raises(ValueError, match=r"jokers \[51, 52\] .* take one joker, card 52"):
+        dataclasses.replace(GONIN, ids=ids, suit=GONIN.suit[:51] + (4, 4))
+    with pytest.raises(ValueError, match="joker rules 'kan': want one of"):
+        whist_like(joker="kan")
+    with pytest.raises(ValueError, match="9 tricks: Kan's joker rules"):
+        dataclasses.replace(GONIN, n_tricks=9)
+
+
+def test_cards_a_play():
+    """One card a play: Da Bai Fen's multi-card plays (DBF-26) are beyond the solvers."""
+    with pytest.raises(ValueError, match="4 cards a play: the solvers play 1 card a play"):
+        whist_like(cards_a_play=4)
+
+
+def test_points_and_values():
+    with pytest.raises(ValueError, match="card 12 worth 10 points: the solvers take 0 or 1"):
+        whist_like(points=tuple(10 if c == 12 else 0 for c in range(52)))
+    with pytest.raises(ValueError, match="a deal worth 130: the solvers take a value of "
+                                         "0..127"):
+        whist_like(trick_value=10)
+
+
+def test_a_position_names_its_trump():
+    hands = tuple(tuple(range(13 * s, 13 * s + 13)) for s in range(4))
+    Position(WHIST, hands, -1, 0, (True, False, True, False))
+    with pytest.raises(ValueError, match=r"trump 4: want -1 \(none\) or a suit 0..3"):
+        Position(WHIST, hands, 4, 0, (True, False, True, False))
