@@ -212,8 +212,8 @@ class Env(abc.ABC):
     # ---- what each game tells the layers above (records, CLI, tournaments, solvers) ----
     version: ClassVar[str] = "0"  # the engine's version: changes whenever a rule or an
     # encoding does; a tournament's config hash includes it
-    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal (Kan: kankei,
-    # mukankei); `deal_facts`' `role` indexes them, tournament reports name win shares by them
+    role_names: tuple[str, ...] = ()  # the roles a player holds in a deal; `deal_facts`'
+    # `role` indexes them, tournament reports name win shares by them
     deal_columns: tuple[tuple[str, str], ...] = ()  # the game's own columns of a
     # tournament's `deals` table, in order: (name, type), type one of int8 int16 int32 int64
     # bool string list<int8>; `deal_row` gives their values
