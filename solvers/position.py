@@ -34,7 +34,6 @@ JOKER_SUIT = 4  # `Rules.suit` of the joker
 # suits (a suit word each), cards a suit (relative ranks in a 16-bit word, a hand's suit
 # length in 4 bits), jokers (Kan's one, card JK), cards a play, and a deal's value (int8).
 MAX_SEATS, MAX_SUITS, MAX_SUIT_CARDS, MAX_PLAY_CARDS, MAX_TOTAL = 15, 4, 15, 1, 127
-KAN_TRICKS = 10  # the Kan joker rules name tricks 1, 9 and 10 (KAN-25, KAN-54, KAN-58)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,9 +48,9 @@ class Rules:
     one play holds (Da Bai Fen's multi-card plays, DBF-26, would need more).
 
     Rules beyond the solvers' limits (MAX_SEATS seats, MAX_SUITS suits of at most
-    MAX_SUIT_CARDS cards of distinct ranks, at most one joker (card JK, under Kan's joker
-    rules), MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at most
-    MAX_TOTAL) are refused with a ValueError that names the limit.
+    MAX_SUIT_CARDS cards of distinct ranks, at most one joker: card JK, the last id, under
+    Kan's joker rules; MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at
+    most MAX_TOTAL) are refused with a ValueError that names the limit.
     """
 
     game: str
@@ -93,11 +92,9 @@ class Rules:
         if self.joker == "none" and jokers:
             refuse(f"jokers {jokers} under joker rules 'none': want no card of suit "
                    f"{JOKER_SUIT}")
-        if self.joker != "none" and (jokers != [JK] or self.num_ids != JK + 1
-                                     or self.n_tricks != KAN_TRICKS):
-            refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}, {self.n_tricks} "
-                   f"tricks: Kan's joker rules ({self.joker!r}) take one joker, card {JK}, the "
-                   f"last id, and {KAN_TRICKS} tricks")
+        if self.joker != "none" and (jokers != [JK] or self.num_ids != JK + 1):
+            refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}: Kan's joker rules "
+                   f"({self.joker!r}) take one joker, card {JK}, the last id")
         for s in range(MAX_SUITS):
             ranks = [self.rank[c] for c in self.ids if self.suit[c] == s]
             if len(ranks) > MAX_SUIT_CARDS:
