@@ -48,9 +48,9 @@ class Rules:
     one play holds (Da Bai Fen's multi-card plays, DBF-26, would need more).
 
     Rules beyond the solvers' limits (MAX_SEATS seats, MAX_SUITS suits of at most
-    MAX_SUIT_CARDS cards of distinct ranks, at most one joker (card JK, under Kan's joker
-    rules), MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at most
-    MAX_TOTAL) are refused with a ValueError that names the limit.
+    MAX_SUIT_CARDS cards of distinct ranks, at most one joker: card JK, the last id, under
+    Kan's joker rules; MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at
+    most MAX_TOTAL) are refused with a ValueError that names the limit.
     """
 
     game: str

@@ -84,7 +84,7 @@ def step(cfg: Config, x: Lane, stack: Stack, tt: Array) -> tuple[Lane, Stack, Ar
     y, back = pop_node(cfg, x, stack, pop, result, bound, rel)
     y = y.replace(nodes=x.nodes + (entering & ~x.finished),
                   trick_nodes=x.trick_nodes + (entering & leading & ~x.finished))
-    r = child_in(y, stack, node.moves, pop)
+    r = child_in(cfg, y, stack, node.moves, pop)
     move = next_move(cfg, y, stack, r.cand, pr, pop)
     y, stack = push(cfg, y, stack, r, move, (pop | entering & ~decided) & ~r.done, back)
     return drive(y, decided & at_root, result, bound), stack, tt
@@ -182,11 +182,11 @@ def pop_node(cfg: Config, x: Lane, stack: Stack, pop: Array, result: Array, boun
     return y, Back(undo, snap, frame_h, frame_p)
 
 
-def child_in(y: Lane, stack: Stack, moves: Array, resumed: Array) -> Resumed:
+def child_in(cfg: Config, y: Lane, stack: Stack, moves: Array, resumed: Array) -> Resumed:
     """Phase B at the node now at depth e: the child's result in if it came back
     (`resumed`), else the node's `moves` (from phase A)."""
     e = y.d
-    is_or = y.side[y.play.to_move(y.side.shape[0])]
+    is_or = y.side[y.play.to_move(cfg.n)]
     # the ranks the result depends on: a cut-off child's, or those of every child tried
     # (`racc`, per depth)
     racc = jnp.where(resumed, stack.racc[e].astype(jnp.uint32) | y.rel, jnp.uint32(0))

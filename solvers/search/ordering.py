@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from kanjax import jaxutil
 from kanjax.jaxutil import Array
-from kanjax.trick import Trick
+from kanjax.trick import LED_BASE, TRUMP_BASE, Trick
 from solvers.position import Rules
 from solvers.search.play import strength
 from solvers.search.words import JK_CODE, LEAD_CODE, SUITS, stronger, top, top_bit, trumps
@@ -73,16 +73,16 @@ def whist_follow(hands: Array, me: Array, trick: Trick, trump: Array, side: Arra
     seats = (me + offs) % 4
     led_w = hands[seats, led]
     trump_w = trumps(hands, trump)[seats]
-    led_base = jnp.where(led == trump, 32, 16)
+    led_base = jnp.where(led == trump, TRUMP_BASE, LED_BASE)
     threat = jnp.where(led_w != 0, led_base + top(led_w),
-                       jnp.where(trump_w != 0, 32 + top(trump_w), 0))
+                       jnp.where(trump_w != 0, TRUMP_BASE + top(trump_w), 0))
     threat = jnp.where(later, threat, -1)
     opp_after = jnp.maximum(threat[0], threat[2])
     mine = side[me]
     secured = (side[best_p] == mine) & (best_s > opp_after) | (
         threat[1] > jnp.maximum(best_s, opp_after))
     c = cand[:4]
-    base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
+    base = jnp.where(SUITS == trump, TRUMP_BASE, jnp.where(SUITS == led, LED_BASE, 0))
     sure = stronger(c, base, jnp.maximum(best_s, opp_after))
     cover = stronger(c, base, best_s)
     lo_sure, has_sure = jaxutil.trailing_zeros(sure), sure != 0
@@ -122,7 +122,7 @@ def choose(rules: Rules, cand: Array, trick: Trick, trump: Array, done: Array,
         sure = hi > jnp.maximum(top(friends), top(foes))
         to_partner = top(friends) > jnp.maximum(top(foes), hi)
         lead_score = jnp.where(sure, 100 + hi, jnp.where(to_partner, 50 - lo, -lo))
-        base = jnp.where(SUITS == trump, 32, jnp.where(SUITS == led, 16, 0))
+        base = jnp.where(SUITS == trump, TRUMP_BASE, jnp.where(SUITS == led, LED_BASE, 0))
         lo_pts = jaxutil.trailing_zeros(c & pts)
         lo_plain = jaxutil.trailing_zeros(c & ~pts)
         has_pts, has_plain = (c & pts) != 0, (c & ~pts) != 0

@@ -47,7 +47,8 @@ def test_cards_a_suit():
 
 
 def test_jokers():
-    """Kan's joker rules take one joker, card JK; none without them (KAN-25, KAN-54)."""
+    """Kan's joker rules take one joker, card JK, the last id (its leads are the next action
+    ids, KAN-26); no joker without them."""
     with pytest.raises(ValueError, match=r"jokers \[52\] under joker rules 'none'"):
         dataclasses.replace(GONIN, joker="none")
     ids = GONIN.ids if 51 in GONIN.ids else GONIN.ids + (51,)  # the ace of spades too
@@ -55,6 +56,9 @@ def test_jokers():
         dataclasses.replace(GONIN, ids=ids, suit=GONIN.suit[:51] + (4, 4))
     with pytest.raises(ValueError, match="joker rules 'kan': want one of"):
         whist_like(joker="kan")
+    with pytest.raises(ValueError, match=r"jokers \[\] of card ids 0..51: Kan's joker rules"):
+        dataclasses.replace(GONIN, ids=GONIN.ids[:-1], suit=GONIN.suit[:-1],
+                            rank=GONIN.rank[:-1], points=GONIN.points[:-1], n_tricks=9)
 
 
 def test_cards_a_play():
