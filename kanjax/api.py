@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -237,6 +237,19 @@ class Env(abc.ABC):
     def render(self, state: State) -> str:
         """A person's view of one (unbatched) state (`kanjax show`)."""
         raise NotImplementedError(f"{self.name}: no text view")
+
+    def status_line(self, state: State, player_name: Callable[[int], str],
+                    over: str = "match over", limit: int | None = None) -> str:
+        """The closing line of a text view of one state: who is to act and his legal actions
+        (the first `limit` of them named), or `over` (and whether an illegal action ended
+        it)."""
+        if bool(state.terminated | state.truncated):
+            return over + ("  (illegal action)" if bool(state.illegal_action) else "")
+        legal = [self.action_name(a, state) for a in self.legal_actions(state)]
+        shown = ", ".join(legal[:limit])
+        if limit is not None and len(legal) > limit:
+            shown += f", ... ({len(legal)} in all)"
+        return f"to act: {player_name(int(state.current_player))}   legal: {shown}"
 
     def deal_string(self, state: State) -> str:
         """The hands as they are now (unbatched) as a deal string `from_deal` reads back."""

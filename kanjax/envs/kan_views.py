@@ -103,14 +103,7 @@ class KanViews:
         if trick:
             lines.append(f"trick {int(s['trick']) + 1}: " + ", ".join(
                 f"P{p} {self.card_deck.token(c)}" for p, c in trick))
-        if bool(state.terminated | state.truncated):
-            lines.append("match over" + ("  (illegal action)" if bool(state.illegal_action)
-                                         else ""))
-        else:
-            legal = [self.action_name(a, state) for a in self.legal_actions(state)]
-            shown = ", ".join(legal[:12]) + (f", ... ({len(legal)} in all)" if len(legal) > 12
-                                             else "")
-            lines.append(f"to act: P{int(state.current_player)}   legal: {shown}")
+        lines.append(self.status_line(state, lambda p: f"P{p}", limit=12))
         if int(s["last_outcome"]) >= 0:
             lines.append(f"last deal: {ks.OUTCOME_NAMES[int(s['last_outcome'])]}")
         return "\n".join(lines)

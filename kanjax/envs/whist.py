@@ -345,12 +345,7 @@ class WhistEnv(Env):
         if played:
             lines.append(f"trick {trick + 1}: " + ", ".join(
                 f"{SEATS[p]} {DECK.token(c)}" for p, c in played))
-        if bool(state.terminated | state.truncated):
-            lines.append("game over" + ("  (illegal action)" if bool(state.illegal_action)
-                                        else ""))
-        else:
-            legal = [self.action_name(a, state) for a in self.legal_actions(state)]
-            lines.append(f"to act: {SEATS[int(state.current_player)]}   legal: {', '.join(legal)}")
+        lines.append(self.status_line(state, SEATS.__getitem__, over="game over"))
         return "\n".join(lines)
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------
