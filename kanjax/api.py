@@ -309,6 +309,19 @@ class Env(abc.ABC):
         choices the rules leave open; ValueError where they fix them otherwise)."""
         raise ValueError(f"{self.name}: no double-dummy positions")
 
+    def trick_choices(self, deal: str, trump: Any = None, leader: Any = None) -> list[dict]:
+        """The choices before trick 1 a deal string leaves open that a solver can weigh (each
+        as `trick_start`'s `trump` / `leader` keywords; one entry if none is open), such as
+        every trump a player may still choose."""
+        return [{"trump": trump, "leader": leader}]
+
+    def trick_goals(self, state: State) -> dict[str, tuple[bool, int, int]]:
+        """The game's named yes/no questions of trick play from `state` (contracts) as goals:
+        name -> (for `trick_position`'s side (True) or the other side, side_min, other_max):
+        can that side force, at a trick's end, its total >= side_min while the other's is <=
+        other_max (`solvers.position`). Empty where the game has none."""
+        return {}
+
     # ---- the checked Python path ------------------------------------------------------
     def checked_step(self, state: State, action: int | str, key: Array | None = None) -> State:
         """`step` for one (unbatched) state that raises ValueError on an illegal action."""

@@ -49,13 +49,18 @@ def follow_n_mask(hand: Array, picked: Array, of_led: Array, n: Array) -> Array:
     return free & room[..., None] & (of_led | other_ok[..., None])
 
 
-def card_strength(suit: Array, rank: Array, led: Array, trump: Array, top: Array) -> Array:
+def card_strength(suit: Array, rank: Array, led: Array, trump: Array, top: Array,
+                  low: Array | bool = False) -> Array:
     """KAN-27 as a number: the card of greatest strength wins the trick. A `top` card TOP; a
     trump TRUMP_BASE + rank; a card of the led suit LED_BASE + rank; any other card 0
-    (`trump` < 0: no trump suit)."""
+    (`trump` < 0: no trump suit). A `low` card (KAN-54's joker in the last trick) is the
+    lowest of the led suit: below its every card, above the other suits' cards."""
     rank = rank.astype(jnp.int32)
     strength = jnp.where(suit == trump, TRUMP_BASE + rank,
                          jnp.where(suit == led, LED_BASE + rank, 0))
+    if low is not False:
+        strength = jnp.where(low, jnp.where(led == trump, TRUMP_BASE - 1, LED_BASE - 1),
+                             strength)
     return jnp.where(top, TOP, strength)
 
 

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS
-from kanjax.pbn import SEATS
 from solvers import search
 from solvers.position import Position, Rules
 
@@ -171,15 +169,30 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
     return out
 
 
+def named_goals(positions: Sequence[Position],
+                goals: Sequence[dict[str, tuple[bool, int, int]]], *,
+                threads: int | None = None) -> list[dict[str, bool]]:
+    """For each position, which of its game's named goals (`Env.trick_goals`: name -> (for the
+    position's side or the other, side_min, other_max), such as contracts) that side can
+    force (`reaches`)."""
+    asks, targets = [], []
+    for pos, named in zip(positions, goals, strict=True):
+        for mine, side_min, other_max in named.values():
+            asks.append(pos if mine else pos.other_side())
+            targets.append((side_min, other_max))
+    answers = iter(reaches(asks, targets, threads=threads))
+    return [{name: next(answers) for name in named} for named in goals]
+
+
 def table_positions(deals: Sequence[Position]) -> list[Position]:
-    """The 20 positions of each deal's double-dummy table (`dd_tables`): every strain (in
-    `kanjax.envs.whist.TRUMPS` order), every leader (N E S W), the leader's side."""
+    """The 20 positions of each deal's double-dummy table (`dd_tables`): every strain (no
+    trump, then the suits 0..3), every leader (seats 0..3), the leader's side."""
     out = []
     for i, deal in enumerate(deals):
-        if deal.rules.game != "whist" or deal.trick:
-            raise ValueError(f"deal {i}: a double-dummy table wants a whist deal at a "
-                             f"trick's start, not a {deal.rules.game} position with trick "
-                             f"{deal.trick}")
+        if not (deal.rules.plain_tricks and deal.rules.n == 4) or deal.trick:
+            raise ValueError(f"deal {i}: a double-dummy table wants a deal of plain tricks at "
+                             f"four seats (bridge's card play) at a trick's start, not a "
+                             f"{deal.rules.game} position with trick {deal.trick}")
         out += [Position(deal.rules, deal.hands, trump, leader,
                          tuple((s - leader) % 2 == 0 for s in range(4)),
                          tricks_done=deal.tricks_done)
@@ -189,19 +202,23 @@ def table_positions(deals: Sequence[Position]) -> list[Position]:
 
 def dd_tables(deals: Sequence[Position], *, lanes: int = 256, tt_bits: int | None = None,
               threads: int | None = None) -> list[dict[str, dict[str, int]]]:
-    """The double-dummy table of each whist deal (DDS's CalcDDtable): for every strain and
-    every player as declarer, the tricks his side takes from now on, his left-hand opponent
-    leading. `table["NT"]["S"]`: South declaring no trump. A deal's hands are read at a
-    trick's start; its trump, leader and side are ignored. The 20 searches of a strain's
-    four leaders share their tables. `lanes`, `tt_bits`, `threads`: as `solve`'s."""
+    """The double-dummy table of each deal of plain tricks at four seats (bridge's; DDS's
+    CalcDDtable): for every strain and every player as declarer, the tricks his side takes
+    from now on, his left-hand opponent leading; strains and seats by the rules' names
+    (`Rules.trump_name`, `seat_names`): `table["NT"]["S"]`, South declaring no trump. A
+    deal's hands are read at a trick's start; its trump, leader and side are ignored. The
+    20 searches of a strain's four leaders share their tables. `lanes`, `tt_bits`,
+    `threads`: as `solve`'s."""
     values = iter(sol.value for sol in solve(table_positions(deals), lanes=lanes,
                                              tt_bits=tt_bits, threads=threads))
     out = []
     for deal in deals:
         left = deal.rules.n_tricks - deal.tricks_done
         table = {}
-        for strain in WHIST_TRUMPS:
-            by_leader = [next(values) for _ in range(4)]  # N E S W: tricks of the leader's side
-            table[strain] = {seat: left - by_leader[(k + 1) % 4] for k, seat in enumerate(SEATS)}
+        seats = deal.rules.seat_names or tuple(map(str, range(4)))
+        for trump in range(-1, 4):
+            by_leader = [next(values) for _ in range(4)]  # tricks of the leader's side
+            table[deal.rules.trump_name(trump)] = {
+                seat: left - by_leader[(k + 1) % 4] for k, seat in enumerate(seats)}
         out.append(table)
     return out

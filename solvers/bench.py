@@ -30,7 +30,8 @@ import jax
 from kanjax.cli import set_flags
 from solvers import api, search
 from solvers import reference as ref
-from solvers.position import WHIST, Position
+from solvers.dds import BRIDGE
+from solvers.position import Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
             "seed": 0, "threads": 0, "tables": 0}
@@ -44,7 +45,7 @@ def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
         ids = list(range(52))
         rng.shuffle(ids)
         leader = rng.randrange(4)
-        out.append(Position(WHIST, tuple(tuple(sorted(ids[13 * s:13 * s + cards]))
+        out.append(Position(BRIDGE, tuple(tuple(sorted(ids[13 * s:13 * s + cards]))
                                          for s in range(4)),
                             rng.randrange(-1, 4), leader,
                             tuple((s - leader) % 2 == 0 for s in range(4)),

@@ -2,6 +2,7 @@
 or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
 `Env.trick_position`, `Env.trick_start`); this module names no game.
 
+- `rules_of(env)`: the game's trick-play `Rules`;
 - `from_state(env, state)`: an unbatched state in trick play -> `(position, players)`;
   `players[seat]` is the kanjax player in Position seat `seat`.
 - `deal_state(text, ...)` / `from_deal(text, ...)`: a deal string -> the env's state at the
@@ -23,7 +24,18 @@ from kanjax import deal_env, deal_game
 from solvers.position import Position, Rules
 from solvers.reference import legal_moves
 
-__all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from_state"]
+__all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from_state",
+           "rules_of"]
+
+
+def rules_of(env) -> Rules:
+    """The solvers' `Rules` of an env's trick play (`Env.trick_rules`); ValueError for a game
+    without."""
+    try:
+        return Rules(**env.trick_rules())
+    except (AttributeError, NotImplementedError):
+        raise ValueError(f"no double-dummy positions for {getattr(env, 'name', env)!r}"
+                         ) from None
 
 
 def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
@@ -33,11 +45,7 @@ def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
     if np.ndim(state.current_player) != 0:
         raise ValueError(f"from_state takes one state, not a batch of shape "
                          f"{np.shape(state.current_player)}")
-    try:
-        rules = Rules(**env.trick_rules())
-    except (AttributeError, NotImplementedError):
-        raise ValueError(f"from_state: no double-dummy positions for "
-                         f"{getattr(env, 'name', env)!r}") from None
+    rules = rules_of(env)
     t = env.trick_position(state)
     players = tuple(t["players"])
     pos = Position(rules, tuple(t["hands"]), t["trump"], t["leader"], tuple(t["side"]),

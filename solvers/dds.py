@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS
+import kanjax
 from kanjax.pbn import SEATS
-from solvers.position import NO_TRUMP, WHIST, Position
+from solvers.convert import rules_of
+from solvers.position import NO_TRUMP, Position
 
+BRIDGE = rules_of(kanjax.make("whist"))  # bridge's card play: the positions DDS solves
 SIDES = ("leader", "other", "NS", "EW")  # random_whist_position's `side`
 BOARDS_A_CALL = 200  # DDS's SolveAllBoards takes at most 200 boards a call
 
@@ -36,8 +38,9 @@ def _endplay():
 
 
 def _check(pos: Position) -> None:
-    if pos.rules != WHIST:
-        raise ValueError(f"DDS solves whist positions only, not {pos.rules.game}")
+    if pos.rules != BRIDGE:
+        raise ValueError(f"DDS solves bridge positions (the whist game's) only, not "
+                         f"{pos.rules.game}")
     if pos.side not in ((True, False, True, False), (False, True, False, True)):
         raise ValueError(f"DDS solves for a partnership (N-S or E-W), not side {pos.side}")
 
@@ -141,7 +144,8 @@ def dds_table(deal: Position) -> dict[str, dict[str, int]]:
     table = calc_dd_table(_deal(deal))
     return {strain: {seat: table[types.Denom(k), types.Player(p)]
                      for p, seat in enumerate(SEATS)}
-            for strain, k in zip(WHIST_TRUMPS, (4, 0, 1, 2, 3), strict=True)}
+            for strain, k in ((BRIDGE.trump_name(t), 4 if t == NO_TRUMP else t)
+                              for t in range(NO_TRUMP, 4))}
 
 
 def random_whist_position(rng: np.random.Generator, trump: int, leader: int,
@@ -157,4 +161,4 @@ def random_whist_position(rng: np.random.Generator, trump: int, leader: int,
     perm = rng.permutation(52)
     hands = tuple(tuple(sorted(int(c) for c in perm[13 * s: 13 * s + 13])) for s in range(4))
     ns = {"leader": leader % 2 == 0, "other": leader % 2 == 1, "NS": True, "EW": False}[side]
-    return Position(WHIST, hands, trump, leader, tuple((s % 2 == 0) == ns for s in range(4)))
+    return Position(BRIDGE, hands, trump, leader, tuple((s % 2 == 0) == ns for s in range(4)))

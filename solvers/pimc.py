@@ -35,8 +35,7 @@ from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.dealing import ring_positions
 from kanjax.envs.kan import JK, PLAY, KanEnv
-from solvers import search
-from solvers.position import kan_rules
+from solvers import convert, search
 from solvers.sampling import make_sampler
 
 GAMES = ("gonin_kan",)  # the games the bot plays: its problems are Gonin Kan's deals
@@ -149,7 +148,7 @@ class Pimc:
                              f"{', '.join(GAMES)}")
         self.env, self.samples, self.budget, self.max_cards = env, samples, budget, max_cards
         # many small problems: refill finished lanes often
-        self.searcher = search.Searcher(kan_rules("gonin_kan"), lanes=lanes, refill_every=32)
+        self.searcher = search.Searcher(convert.rules_of(env), lanes=lanes, refill_every=32)
         self.sampler = make_sampler(env, samples, tries)
         self.heuristic = make_heuristic(env)
         self.decide = jax.jit(self._decide)

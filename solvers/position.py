@@ -4,35 +4,36 @@ Python. Both solvers (the CPU reference in `solvers.reference` and the batched J
 string or a PBN deal.
 
 Seats are numbered in play order: seat `s + 1 (mod n)` plays after seat `s`. Cards are the
-game's card ids (kan.md §15 for Kan: `13 * suit + rank`, suits C D H S, JK = 52; whist:
-`13 * suit + rank`, suits S H D C). A move is an action id of the game: a card id, or for a
-Kan joker lead `LEAD_JK + s` (53..56, "lead JK naming suit s", KAN-26).
+game's card ids; a deck with a joker has it as the last id, JK = 52. A move is an action id
+of the game: a card id, or a joker lead `LEAD_JK + s` (53..56: the joker led naming suit s).
+The game describes its rules as data (`Env.trick_rules`, the fields of `Rules`); no code here
+or in the searches is a game's own.
 
 The value of a position is what the *side* (a set of seats) takes from now to the end of the
 deal plus what it already has (`taken`), every player playing perfectly, the side
-maximising: point cards for Kan (KAN-3: every A K Q J is 1; all tricks are played, no early
-end), tricks for whist.
+maximising: point cards and tricks as the rules value them (all tricks are played, no early end).
 
 A *goal* `(side_min, other_max)` asks a yes/no question instead: can the side force, at the
 end of some trick, `side >= side_min` while `other <= other_max`? Both totals only grow, so
-the goal fails as soon as `other > other_max`. `value >= T` is the goal `(T, total - T)`;
-the Kan contracts are goals too (`solvers.kan_questions`): sukonku `(T(d), 0)`, juuroku
-`(16, 0)`, and the gyaku forms the same for the mukankei (KAN-31, KAN-32).
+the goal fails as soon as `other > other_max`. `value >= T` is the goal `(T, total - T)`; a
+game's contracts can be goals too (`Env.trick_goals`, `solvers.api.named_goals`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 
-JK = 52  # Kan's joker id
-LEAD_JK = 53  # Kan: action LEAD_JK + s leads JK naming suit s (KAN-26)
+JK = 52  # the joker's id: the last of a deck of 53 ids
+LEAD_JK = 53  # action LEAD_JK + s leads the joker naming suit s
 NO_TRUMP = -1
-JOKER_RULES = ("none", "gonin", "yonin")  # whist; KAN-25..27 (Gonin, Gambari); KAN-54 (Yonin)
+# When the joker may be played in a trick (`Rules.joker`, one a trick): not at all; only
+# following (no lead); leading (naming a suit) or following; and nothing else (its holder
+# must play it, leading or following).
+JOKER_PLAYS = ("never", "follow", "any", "only")
 JOKER_SUIT = 4  # `Rules.suit` of the joker
 # The solvers' limits (`Rules` checks them): seats (4-bit fields of the search's table key),
 # suits (a suit word each), cards a suit (relative ranks in a 16-bit word, a hand's suit
-# length in 4 bits), jokers (Kan's one, card JK), cards a play, and a deal's value (int8).
+# length in 4 bits), jokers (one, card JK), cards a play, and a deal's value (int8).
 MAX_SEATS, MAX_SUITS, MAX_SUIT_CARDS, MAX_PLAY_CARDS, MAX_TOTAL = 15, 4, 15, 1, 127
 
 
@@ -42,15 +43,18 @@ class Rules:
 
     `ids`: the card ids of the deck; `suit[c]` 0..3 (4: the joker), `rank[c]` 0..12 (higher
     wins), `points[c]` the card's point value, over ids 0..num_ids-1. A trick is worth
-    `trick_value` plus the points of its cards. `joker`: which joker rules apply (JOKER_RULES);
-    `yonin_joker_trick1`: Yonin's KAN-58 flag ("lead": no JK lead in trick 1; "any": no JK
-    at all in trick 1), since the solver plays no contracts. `cards_a_play`: the most cards
-    one play holds (Da Bai Fen's multi-card plays, DBF-26, would need more).
+    `trick_value` plus the points of its cards. The joker (a deck with one: card JK, suit
+    JOKER_SUIT) beats every card; `joker`: when it may be played, one of JOKER_PLAYS for each
+    trick (empty: no joker); `joker_low_last`: in the last trick it is instead the lowest card
+    of the led suit (above the other suits' cards). `cards_a_play`: the most cards one play
+    holds (multi-card plays such as DBF-26's would need more). For display: `tokens` (a card
+    id's name), `suit_names` (a letter a suit, as the game names trumps) and `seat_names`
+    (empty: seats are shown as the game's players).
 
     Rules beyond the solvers' limits (MAX_SEATS seats, MAX_SUITS suits of at most
-    MAX_SUIT_CARDS cards of distinct ranks, at most one joker: card JK, the last id, under
-    Kan's joker rules; MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at
-    most MAX_TOTAL) are refused with a ValueError that names the limit.
+    MAX_SUIT_CARDS cards of distinct ranks, at most one joker: card JK, the last id;
+    MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at most MAX_TOTAL) are
+    refused with a ValueError that names the limit.
     """
 
     game: str
@@ -61,9 +65,12 @@ class Rules:
     rank: tuple[int, ...]
     points: tuple[int, ...]
     trick_value: int
-    joker: str = "none"
-    yonin_joker_trick1: str = "lead"
+    joker: tuple[str, ...] = ()
+    joker_low_last: bool = False
     cards_a_play: int = 1
+    tokens: tuple[str, ...] = ()
+    suit_names: str = "SHDC"
+    seat_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         def refuse(what: str) -> None:
@@ -78,10 +85,10 @@ class Rules:
         if self.cards_a_play > MAX_PLAY_CARDS:
             refuse(f"{self.cards_a_play} cards a play: the solvers play {MAX_PLAY_CARDS} card "
                    "a play")
-        if self.joker not in JOKER_RULES:
-            refuse(f"joker rules {self.joker!r}: want one of {JOKER_RULES}")
-        if self.yonin_joker_trick1 not in ("lead", "any"):
-            refuse(f"yonin_joker_trick1 {self.yonin_joker_trick1!r}: want 'lead' or 'any'")
+        if self.joker and (len(self.joker) != self.n_tricks
+                           or not set(self.joker) <= set(JOKER_PLAYS)):
+            refuse(f"joker plays {self.joker}: want one of {JOKER_PLAYS} for each of the "
+                   f"{self.n_tricks} tricks")
         for c in self.ids:
             if not 0 <= self.suit[c] <= JOKER_SUIT:
                 refuse(f"card {c} of suit {self.suit[c]}: the solvers take {MAX_SUITS} suits, "
@@ -89,12 +96,11 @@ class Rules:
             if self.points[c] not in (0, 1):
                 refuse(f"card {c} worth {self.points[c]} points: the solvers take 0 or 1 a card")
         jokers = [c for c in self.ids if self.suit[c] == JOKER_SUIT]
-        if self.joker == "none" and jokers:
-            refuse(f"jokers {jokers} under joker rules 'none': want no card of suit "
-                   f"{JOKER_SUIT}")
-        if self.joker != "none" and (jokers != [JK] or self.num_ids != JK + 1):
-            refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}: Kan's joker rules "
-                   f"({self.joker!r}) take one joker, card {JK}, the last id")
+        if not self.joker and jokers:
+            refuse(f"jokers {jokers} without joker plays: want no card of suit {JOKER_SUIT}")
+        if self.joker and (jokers != [JK] or self.num_ids != JK + 1):
+            refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}: the solvers take one "
+                   f"joker, card {JK}, the last id")
         for s in range(MAX_SUITS):
             ranks = [self.rank[c] for c in self.ids if self.suit[c] == s]
             if len(ranks) > MAX_SUIT_CARDS:
@@ -106,6 +112,12 @@ class Rules:
             refuse(f"{self.n} hands of {self.n_tricks} cards from a deck of {len(self.ids)}")
         if not 0 <= self.total <= MAX_TOTAL:
             refuse(f"a deal worth {self.total}: the solvers take a value of 0..{MAX_TOTAL}")
+        if self.tokens and len(self.tokens) != self.num_ids:
+            refuse(f"{len(self.tokens)} card tokens for {self.num_ids} card ids")
+        if len(self.suit_names) != MAX_SUITS or (self.seat_names
+                                                 and len(self.seat_names) != self.n):
+            refuse(f"suit names {self.suit_names!r}, seat names {self.seat_names}: want "
+                   f"{MAX_SUITS} suit letters and none or {self.n} seat names")
 
     @property
     def num_ids(self) -> int:
@@ -113,33 +125,30 @@ class Rules:
 
     @property
     def num_moves(self) -> int:
-        """Size of the move space: the card ids, plus the four joker leads for Kan."""
-        return self.num_ids + (4 if self.joker != "none" else 0)
+        """Size of the move space: the card ids, plus the four joker leads with a joker."""
+        return self.num_ids + (4 if self.joker else 0)
+
+    @property
+    def plain_tricks(self) -> bool:
+        """Whether these are plain trick-taking rules: a trick worth 1, no point cards, no
+        joker (the value is a count of tricks, as in bridge)."""
+        return not self.joker and self.trick_value == 1 and not any(self.points)
+
+    def move_name(self, move: int) -> str:
+        """A move by name: the card's token (`#id` without tokens), `JK:s` for a joker lead
+        naming suit s."""
+        if move >= self.num_ids:
+            return "JK:" + self.suit_names[move - LEAD_JK]
+        return self.tokens[move] if self.tokens else f"#{move}"
+
+    def trump_name(self, trump: int) -> str:
+        """A trump suit by the game's letter; "NT" for none."""
+        return "NT" if trump == NO_TRUMP else self.suit_names[trump]
 
     @property
     def total(self) -> int:
         """The value of all tricks of a deal."""
         return self.n_tricks * self.trick_value + sum(self.points[c] for c in self.ids)
-
-
-@functools.cache
-def kan_rules(game: str, yonin_removed_five: str = "S",
-              yonin_joker_trick1_contract: str = "lead") -> Rules:
-    """Trick-play rules of a Kan variant (`gonin_kan`, `yonin_kan`, `gambari_kan`)."""
-    from kanjax import cards
-
-    flags = {"yonin_removed_five": yonin_removed_five} if game == "yonin_kan" else {}
-    deck = cards.deck(game, **flags)
-    n = {"gonin_kan": 5, "yonin_kan": 4, "gambari_kan": 3}[game]
-    suit = tuple(c // 13 for c in range(52)) + (4,)
-    rank = tuple(c % 13 for c in range(52)) + (0,)
-    points = tuple(int(c < 52 and c % 13 >= 9) for c in range(53))  # KAN-3: J Q K A
-    return Rules(game, n, len(deck.ids) // n, deck.ids, suit, rank, points, 0,
-                 "yonin" if game == "yonin_kan" else "gonin", yonin_joker_trick1_contract)
-
-
-WHIST = Rules("whist", 4, 13, tuple(range(52)), tuple(c // 13 for c in range(52)),
-              tuple(c % 13 for c in range(52)), (0,) * 52, 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,9 +159,9 @@ class Position:
     `leader`'s; `led`: its led suit (the suit named for a joker lead; -1 while empty).
     tricks_done: tricks completed this deal (so the current trick is number tricks_done + 1).
     side: the seats of the side to optimise; taken / taken_other: what the side / the other
-    side has already (points for Kan, tricks for whist).
+    side has already (as the rules value tricks and cards).
     root_moves: if set, the legal moves at this position are further limited to these (a
-    rule the solver does not model, such as Yonin's compulsory first lead, KAN-53).
+    rule the solver does not model, such as a compulsory first lead).
     """
 
     rules: Rules
@@ -198,3 +207,8 @@ class Position:
     @property
     def cards_left(self) -> int:
         return sum(len(h) for h in self.hands)
+
+    def other_side(self) -> Position:
+        """The same position, the other side's to optimise."""
+        return dataclasses.replace(self, side=tuple(not s for s in self.side),
+                                   taken=self.taken_other, taken_other=self.taken)

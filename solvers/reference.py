@@ -1,10 +1,10 @@
 """The exact CPU reference double-dummy solver: plain Python, written from the rules alone.
 
 It does not use the JAX engine (`kanjax.envs`, `kanjax.trick`), so the two can check each
-other. Positions and goals are `solvers.position`'s. Trick play: KAN-23..KAN-27 (following,
-joker restrictions and power, trick winner), KAN-54 and KAN-58 (the Yonin joker, played with
-no contract), plain whist (follow suit if able; highest trump, else highest card of the led
-suit).
+other. Positions and goals are `solvers.position`'s, the rules data the game gives: follow
+suit if able; the joker, where the deck has one, played when `Rules.joker` allows it in the
+trick and beating every card (the led suit's lowest in the last trick under
+`joker_low_last`); else the highest trump, else the highest card of the led suit wins.
 
 - `legal_moves`, `play`: the rules.
 - `minimax`: brute force over every line of play; the check for everything else.
@@ -20,7 +20,6 @@ import functools
 from solvers.position import JK, LEAD_JK, Position, Rules
 
 _INF = 1 << 30
-_NO, _MAY, _MUST = range(3)  # may JK be played now?
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,7 +43,7 @@ def _tables(rules: Rules) -> _Tables:
             raise ValueError(f"{rules.game}: suit {s} ranks must rise with the card id")
     above = tuple(suit_mask[rules.suit[c]] & -(2 << c) if rules.suit[c] < 4 else 0
                   for c in range(rules.num_ids))
-    jk = 1 << JK if rules.joker != "none" else 0
+    jk = 1 << JK if rules.joker else 0
     return _Tables(tuple(suit_mask), above, jk)
 
 
@@ -57,43 +56,33 @@ def _ids(mask: int) -> list[int]:
     return out
 
 
-def _joker_rule(rules: Rules, done: int, leading: bool) -> int:
-    """Whether JK may be played in trick `done + 1` (_NO, _MAY, _MUST)."""
-    if rules.joker == "gonin":  # KAN-25: not in trick 1 or 10; odori ban in trick 9
-        if done in (0, rules.n_tricks - 1):
-            return _NO
-        return _MUST if done == rules.n_tricks - 2 else _MAY
-    if rules.joker == "yonin" and done == 0:  # KAN-58 with no contract: no JK lead / no JK
-        return _MAY if rules.yonin_joker_trick1 == "lead" and not leading else _NO
-    return _MAY  # KAN-54: any trick, any turn
-
-
 def _legal(rules: Rules, t: _Tables, hand: int, trick_len: int, led: int, done: int
            ) -> list[int]:
-    """Legal moves from the hand `hand` (a bit mask) in trick `done + 1` (KAN-24..26, KAN-54);
-    `t` is `_tables(rules)`."""
+    """Legal moves from the hand `hand` (a bit mask) in trick `done + 1`; `t` is
+    `_tables(rules)`."""
     plain = hand & ~t.jk
     if trick_len:
         plain = plain & t.suit_mask[led] or plain
     moves = _ids(plain)
     if hand & t.jk:
-        rule = _joker_rule(rules, done, not trick_len)
-        jk_moves = [JK] if trick_len else [LEAD_JK + s for s in range(4)]  # KAN-26
-        if rule == _MUST:
+        rule = rules.joker[done]
+        jk_moves = [JK] if trick_len else [LEAD_JK + s for s in range(4)]  # led naming a suit
+        if rule == "only":
             return jk_moves
-        if rule == _MAY:
+        if rule == "any" or (rule == "follow" and trick_len):
             moves += jk_moves
     if not moves:
-        raise ValueError(f"{rules.game}: JK alone in trick {done + 1}: unreachable (KAN-25)")
+        raise ValueError(f"{rules.game}: the joker alone in trick {done + 1}, where it may "
+                         "not be played: unreachable")
     return moves
 
 
 def _power(rules: Rules, card: int, led: int, trump: int, last: bool) -> tuple[int, int]:
-    """How strong `card` is in a trick: the highest wins. JK, else trumps, else the led suit
-    (KAN-27; whist likewise); other cards never win. In Yonin's last trick JK is the led
-    suit's lowest card (KAN-54)."""
+    """How strong `card` is in a trick: the highest wins. The joker, else trumps, else the
+    led suit; other cards never win. Under `joker_low_last` the joker is the led suit's
+    lowest card in the last trick."""
     if card == JK:
-        return (1, -1) if last and rules.joker == "yonin" else (3, 0)
+        return (1, -1) if last and rules.joker_low_last else (3, 0)
     s = rules.suit[card]
     return (2, rules.rank[card]) if s == trump else (1, rules.rank[card]) if s == led else (0, 0)
 

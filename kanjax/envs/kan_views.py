@@ -180,16 +180,26 @@ class KanViews:
     # ---- trick play for the double-dummy solvers ---------------------------------------------
     def trick_rules(self) -> dict[str, Any]:
         """KAN-3 point cards (every A K Q J is 1, a trick nothing more), the active players,
-        the Gonin joker rules (KAN-25..27; Gambari too) or Yonin's (KAN-54, KAN-58 flag)."""
+        and when the joker may be played: Gonin and Gambari never in tricks 1 and 10, only it
+        in trick 9 once held (KAN-25); Yonin in any trick (KAN-54) but trick 1, where no
+        contract is declared (the solver plays none): not led, or not at all (KAN-58's flag
+        `yonin_joker_trick1_contract`), the lowest card of the led suit in trick 10 (KAN-54)."""
         yonin = self.config.variant == "yonin"
         ids = self.card_deck.ids
+        n_tricks = len(ids) // self.active
+        if yonin:
+            first = "follow" if self.config.yonin_joker_trick1_contract == "lead" else "never"
+            joker = (first,) + ("any",) * (n_tricks - 1)
+        else:
+            joker = ("never",) + ("any",) * (n_tricks - 3) + ("only", "never")
         return dict(
-            game=self.name, n=self.active, n_tricks=len(ids) // self.active, ids=ids,
+            game=self.name, n=self.active, n_tricks=n_tricks, ids=ids,
             suit=tuple(c // 13 for c in range(52)) + (4,),
             rank=tuple(c % 13 for c in range(52)) + (0,),
             points=tuple(int(c < ks.JK and c % 13 >= 9) for c in range(ks.NUM_CARDS)),
-            trick_value=0, joker="yonin" if yonin else "gonin",
-            yonin_joker_trick1=self.config.yonin_joker_trick1_contract if yonin else "lead")
+            trick_value=0, joker=joker, joker_low_last=yonin,
+            tokens=tuple(t or f"#{c}" for c, t in enumerate(self.card_deck.tokens)),
+            suit_names=KAN_SUITS)
 
     def trick_position(self, state: KanState) -> dict[str, Any]:
         """Seats: the ring positions of the active players in play order (seat k = the
@@ -249,6 +259,29 @@ class KanViews:
             raise ValueError(f"leader={leader!r}: want a player (0, 1, ...)")
         state = self.from_deal(deal, key)
         return self._to_trick_play(state, trump, leader, jax.random.PRNGKey(0))
+
+    def trick_choices(self, deal: str, trump: Any = None, leader: Any = None) -> list[dict]:
+        """The trump of Gonin / Yonin deals 2/3 when `trump` is not given (KAN-36, KAN-37,
+        KAN-57: every suit), the leading kankei of Gonin deal 1 when `leader` is not (KAN-21:
+        both kankei)."""
+        state = self.from_deal(deal)
+        g = {k: np.asarray(v) for k, v in self.layout.unpack(state).items()}
+        phase = int(g["phase"])
+        if self.config.variant != "gambari" and phase in (SIGNAL, TRUMP) and trump is None:
+            return [{"trump": s, "leader": leader} for s in KAN_SUITS]
+        if self.config.variant != "gambari" and phase == IKU_KOI and leader is None:
+            return [{"trump": trump, "leader": int(p)} for p in np.flatnonzero(g["kankei"] > 0)]
+        return [{"trump": trump, "leader": leader}]
+
+    def trick_goals(self, state: KanState) -> dict[str, tuple[bool, int, int]]:
+        """The contracts (KAN-31, KAN-32): sukonku, the kankei reaching T(d) (KAN-29; Gambari:
+        the bid target, KAN-65) while the mukankei have nothing; juuroku, all 16; the gyaku
+        forms the same for the mukankei (U(d) = 17 - T(d)). `trick_position`'s side is the
+        kankei."""
+        g = {k: np.asarray(v) for k, v in self.layout.unpack(state).items()}
+        t = int(g["target"]) if int(g["target"]) >= 0 else ks.KANKEI_TARGET[int(g["deal"])]
+        return {"sukonku": (True, t, 0), "gyaku_sukonku": (False, 17 - t, 0),
+                "juuroku": (True, 16, 0), "gyaku_juuroku": (False, 16, 0)}
 
     def _to_trick_play(self, state: KanState, trump: int | None, leader: int | None,
                        key: Array) -> KanState:

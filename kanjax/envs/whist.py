@@ -350,10 +350,12 @@ class WhistEnv(Env):
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------
     def trick_rules(self) -> dict[str, Any]:
-        """Plain trick-taking: 4 players, 13 tricks of 1 point, no point cards, no joker."""
+        """Plain trick-taking: 4 players, 13 tricks of 1 point, no point cards, no joker;
+        the seats N E S W."""
         return dict(game=self.name, n=4, n_tricks=NUM_TRICKS, ids=tuple(range(NUM_CARDS)),
                     suit=tuple(int(x) for x in SUIT), rank=tuple(int(x) for x in RANK),
-                    points=(0,) * NUM_CARDS, trick_value=1)
+                    points=(0,) * NUM_CARDS, trick_value=1, tokens=CARD_TOKENS,
+                    suit_names="SHDC", seat_names=tuple(SEATS))
 
     def trick_position(self, state: WhistState) -> dict[str, Any]:
         """Seats: the players N E S W = 0..3; the side: the opening leader's partnership (as

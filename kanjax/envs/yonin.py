@@ -43,7 +43,7 @@ def yonin_joker_ok(t: Array, leading: Array, declared_now: Array, trick1_rule: s
     """Whether a Yonin player holding JK may play it (KAN-54: at any turn of any trick), in
     trick `t` (0..9), given whether he leads and has just declared a contract; KAN-58 in
     trick 1: under "lead" (flag `yonin_joker_trick1_contract`) no JK lead without a contract
-    declared at this turn, under "any" no JK at all without one. Shared with the solver."""
+    declared at this turn, under "any" no JK at all without one."""
     if trick1_rule == "lead":
         return ~((t == 0) & leading & ~declared_now)
     return (t > 0) | declared_now
@@ -52,10 +52,9 @@ def yonin_joker_ok(t: Array, leading: Array, declared_now: Array, trick1_rule: s
 def yonin_trick_strength(suit: Array, rank: Array, led: Array, trump: Array, is_jk: Array,
                          trick: Array) -> Array:
     """KAN-27 in tricks 1..9; in trick 10 the JK is the lowest card of the led suit (KAN-54):
-    below every other card of it, above the cards of other suits. Shared with the solver."""
+    below every other card of it, above the cards of other suits."""
     last = trick == ks.NUM_TRICKS - 1
-    strength = trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last)
-    return jnp.where(is_jk & last, jnp.where(led == trump, 31, 15), strength)
+    return trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last, is_jk & last)
 
 
 class YoninKanEnv(KanViews, KanEnv):

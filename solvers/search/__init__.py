@@ -19,12 +19,12 @@ node decided by its children:
 - an OR node (the side to move) succeeds on its first succeeding child, an AND node fails on
   its first failing child; the goal is tested when a trick ends (points only change then),
   and fails as soon as even winning everything left cannot reach it;
-- quick tricks (whist): the cards the leader can cash for sure (above every other live card
-  of their suit, not ruffable, and the rest of the suit once they have drawn every other
-  card of it), then with no trumps in play his partner's, reached by a low card, end a
-  search early, for either side; so do a side's master trumps (above every opponent's),
-  and at a trick's second hand a trick his side surely wins (then, with no trumps, the
-  winner's cashable cards);
+- quick tricks (plain tricks at four seats, `Lane.quick`): the cards the leader can cash
+  for sure (above every other live card of their suit, not ruffable, and the rest of the
+  suit once they have drawn every other card of it), then with no trumps in play his
+  partner's, reached by a low card, end a search early, for either side; so do a side's
+  master trumps (above every opponent's), and at a trick's second hand a trick his side
+  surely wins (then, with no trumps, the winner's cashable cards);
 - rank equivalence: of cards one hand holds that are adjacent in relative rank and worth the
   same points, only the highest is tried (`(h >> 1) & h`, one word operation); and once a
   node has tried a card below every rank its tried moves' results depended on, the other
@@ -32,7 +32,7 @@ node decided by its children:
 - move ordering without sorting: the table's best move, at a lead the last move that cut off
   a search at that depth (killer), else per suit a candidate (lead high; win as cheaply as
   possible; play low, or give points, when partner wins) and the argmax over suits and
-  joker moves; a whist lead prefers the suits the opponents hold fewest cards of (as DDS);
+  joker moves; a plain-tricks lead prefers the suits the opponents hold fewest cards of (as DDS);
 - a per-lane transposition table with partition search (Ginsberg's idea, as in DDS), probed
   and stored at trick boundaries: a bucket of `ways` entries is chosen by a 64-bit hash of
   each hand's suit lengths, the point cards, the joker's holder, the leader and the problem's
@@ -55,10 +55,9 @@ node decided by its children:
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
   CPU a search keeps about one core busy: its step is some 250 small XLA kernels).
 
-The rules kernel (legal moves, trick winner, points) is the environments': `kanjax.trick`
-(the running trick and its one update, `add_play`), `kanjax.envs.kan.gonin_joker_moves`,
-`kanjax.envs.yonin.yonin_joker_ok` / `yonin_trick_strength`, applied to suit words instead of
-per-card arrays.
+The rules kernel (legal moves, trick winner, points) is the environments' `kanjax.trick`
+(the running trick and its one update, `add_play`; a card's strength) on the game's rules
+data (`solvers.position.Rules`), applied to suit words instead of per-card arrays.
 
 The modules, by concern:
 

@@ -1,4 +1,4 @@
-"""Sure tricks (whist: tricks are the value, so they bound it), on the suit words of every
+"""Sure tricks (plain tricks: tricks are the value, so they bound it), on the suit words of every
 seat (`hands`: uint32[n, 4]): the leader's quick tricks, the tricks his side surely takes at
 a trick's second hand, and a side's master trumps. Each comes with the cards it rests on
 (uint32[4]), the ranks its result depends on.
@@ -57,7 +57,7 @@ def winners(hands: Array, lengths: Array, seat: Array) -> tuple[Array, Array]:
 def second_hand(hands: Array, second: Array, led_card: Array, trump: Array,
                 side: Array) -> tuple[Array, Array]:
     """(count, cards): the tricks the side of the second hand to play (`second`) takes
-    for sure from the current trick on (whist, the leader's `led_card` on the table), and
+    for sure from the current trick on (plain tricks, the leader's `led_card` on the table), and
     the cards they rest on (uint32[4]); as DDS's QuickTricksSecondHand. With the third
     hand an opponent and the fourth a partner, the trick is theirs if the third hand
     cannot ruff it and they can: ruff it, or beat the led card and every card the third

@@ -46,9 +46,9 @@ class Config:
 
     @property
     def quick(self) -> bool:
-        """Whist (four seats, tricks the value): sure tricks bound it, DDS's move ordering."""
-        r = self.rules
-        return r.joker == "none" and r.trick_value == 1 and not any(r.points) and r.n == 4
+        """Plain tricks at four seats (bridge's card play): sure tricks bound the value, and
+        DDS's move ordering."""
+        return self.rules.plain_tricks and self.rules.n == 4
 
 
 @jax.tree_util.register_dataclass
@@ -59,7 +59,7 @@ class Play:
 
     leader: the current trick's leader. trick: the current trick (`kanjax.trick.Trick`: its
     led suit, best strength, the seat that made it, the points in it and the plays made;
-    after a trick's end the finished trick, count 0). sp, op: the points (whist: tricks) the
+    after a trick's end the finished trick, count 0). sp, op: the points (plain tricks: tricks) the
     side and the other side have taken. done: the tricks completed.
     """
 

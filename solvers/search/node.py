@@ -223,12 +223,12 @@ def next_move(cfg: Config, y: Lane, stack: Stack, cand: Array, pr: table.Probe,
     is_or = y.side[to_move]
     partner_wins = (y.side[pl.trick.winner] == is_or) & ~pl.leading
     mates = y.side == is_or
-    whist = (*ordering.whist_leads(hands, to_move, y.trump),
-             *ordering.whist_follow(hands, to_move, pl.trick, y.trump, y.side, cand)
+    plain = (*ordering.plain_leads(hands, to_move, y.trump),
+             *ordering.plain_follow(hands, to_move, pl.trick, y.trump, y.side, cand)
              ) if cfg.quick else None
     move = ordering.choose(cfg.rules, cand, pl.trick, y.trump, pl.done, partner_wins,
                            y.points, words_of(hands, mates & (jnp.arange(n) != to_move)),
-                           words_of(hands, ~mates), whist)
+                           words_of(hands, ~mates), plain)
     hint = table.best_move(pr)
     hint_word, hint_bit = slot(jnp.maximum(hint, 0))
     use_hint = ~resumed & (hint >= 0) & (((cand[hint_word] >> hint_bit) & 1) != 0)

@@ -1,9 +1,9 @@
 """Move ordering without sorting: per suit a candidate card and a score, and the argmax over
 suits and joker moves (the node machine tries the table's best move and the killer first).
 
-Generic (Kan): lead high to cash a sure winner, else low; follow low (or give points) when
-partner wins, else win as cheaply as possible. Whist: DDS's weights (`whist_leads`,
-`whist_follow`).
+Generic (any rules): lead high to cash a sure winner, else low; follow low (or give points) when
+partner wins, else win as cheaply as possible. Plain tricks at four seats (`Lane.quick`):
+DDS's weights (`plain_leads`, `plain_follow`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from solvers.search.play import strength
 from solvers.search.words import JK_CODE, LEAD_CODE, SUITS, stronger, top, top_bit, trumps
 
 
-def whist_leads(hands: Array, me: Array, trump: Array) -> tuple[Array, Array]:
-    """(score, high) per suit of a whist lead by `me`: how good the suit is, and whether
+def plain_leads(hands: Array, me: Array, trump: Array) -> tuple[Array, Array]:
+    """(score, high) per suit of a plain-tricks lead by `me`: how good the suit is, and whether
     to lead his highest candidate rather than his lowest (as DDS's
     lead weights): above all, a suit the opponents hold few cards of (few replies to
     search; a void counts 4); then a suit his side holds the top card of (led from the
@@ -58,9 +58,9 @@ def whist_leads(hands: Array, me: Array, trump: Array) -> tuple[Array, Array]:
     return score, (h1 == 0) | ~ours & (h2 == 0) & (h3 == 0)
 
 
-def whist_follow(hands: Array, me: Array, trick: Trick, trump: Array, side: Array,
+def plain_follow(hands: Array, me: Array, trick: Trick, trump: Array, side: Array,
                  cand: Array) -> tuple[Array, Array]:
-    """(score, rank) per suit of a whist follow by `me` (the trick's card `trick.count` + 1),
+    """(score, rank) per suit of a plain-tricks follow by `me` (the trick's card `trick.count` + 1),
     as DDS's weights for the later hands: the players still to play this trick threaten
     their best card (highest of the led suit, else highest trump). When his side wins
     the trick whatever he plays: low, discarding rather than ruffing; else the lowest
@@ -108,14 +108,14 @@ def whist_follow(hands: Array, me: Array, trick: Trick, trump: Array, side: Arra
 
 def choose(rules: Rules, cand: Array, trick: Trick, trump: Array, done: Array,
            partner_wins: Array, pts: Array, friends: Array, foes: Array,
-           whist: tuple[Array, ...] | None = None) -> Array:
+           plain: tuple[Array, ...] | None = None) -> Array:
     """Move ordering: the code of the best-scored move of `cand` (higher first) in `trick`.
     `friends`, `foes`: the suit words of the mover's partners and opponents together;
-    `whist`: `whist_leads`'s and `whist_follow`'s scores, in place of the generic ones."""
+    `plain`: `plain_leads`'s and `plain_follow`'s scores, in place of the generic ones."""
     leading, led, best_s = trick.count == 0, trick.led, trick.best
     c = cand[:4]
     hi, lo = top(c), jaxutil.trailing_zeros(c)
-    if whist is None:
+    if plain is None:
         # leading: cash a sure winner; else low towards a partner's winner; else low.
         # Following: low, or a point card, when partner wins; else win as cheaply as
         # possible; else low, keeping the point cards
@@ -136,7 +136,7 @@ def choose(rules: Rules, cand: Array, trick: Trick, trump: Array, done: Array,
             jnp.where(win != 0, 64 - base - lo_win,
                       jnp.where(has_plain, -lo_plain, -lo - 16)))
     else:
-        lead_score, sure, follow_score, follow_rank = whist
+        lead_score, sure, follow_score, follow_rank = plain
     rank = jnp.where(leading, jnp.where(sure, hi, lo), follow_rank)
     score = jnp.where(leading, lead_score, follow_score)
     score = jnp.where(c != 0, score, -1000)

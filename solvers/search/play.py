@@ -1,9 +1,9 @@
 """The rules kernel on suit words, for one lane: a move's suit and strength, the legal moves,
 rank equivalence, and a completed trick's cards taken out of (and put back into) the words.
 
-The rules are the environments': `kanjax.trick`, `kanjax.envs.kan.gonin_joker_moves`,
-`kanjax.envs.yonin.yonin_joker_ok` / `yonin_trick_strength`, applied to suit words instead
-of per-card arrays.
+The rules are the game's data (`solvers.position.Rules`: when the joker may be played, each
+trick; whether it is low in the last) on `kanjax.trick`'s kernel, applied to suit words
+instead of per-card arrays.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from kanjax import trick as trick_kernel
-from kanjax.envs.kan import gonin_joker_moves
-from kanjax.envs.yonin import yonin_joker_ok, yonin_trick_strength
 from kanjax.jaxutil import Array
-from solvers.position import Rules
+from solvers.position import JOKER_PLAYS, Rules
 from solvers.search.words import JK_CODE, LEAD_CODE, SUITS, top
 
 
@@ -26,30 +24,32 @@ def suit_of(code: Array) -> Array:
 
 
 def strength(rules: Rules, code: Array, led: Array, trump: Array, done: Array) -> Array:
-    """The strength of move `code` in a trick whose led suit is `led` (KAN-27; Yonin's joker
-    by the trick, KAN-54), `done` tricks completed."""
+    """The strength of move `code` in a trick whose led suit is `led`, `done` tricks
+    completed: the joker on top, or the led suit's lowest card in the last trick where the
+    rules say so."""
     is_jk = code >= JK_CODE
     suit, rank = suit_of(code), jnp.where(is_jk, 0, code & 15)
-    if rules.joker == "yonin":
-        return yonin_trick_strength(suit, rank, led, trump, is_jk, done)
+    if rules.joker_low_last:
+        last = done == rules.n_tricks - 1
+        return trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last, is_jk & last)
     return trick_kernel.card_strength(suit, rank, led, trump, is_jk)
 
 
 def legal(rules: Rules, h: Array, jk_mine: Array, leading: Array, led: Array,
           done: Array) -> Array:
     """uint32[5]: the move set of a player holding the suit words `h` (and the joker if
-    `jk_mine`): follow suit (KAN-24), and the game's joker rules."""
+    `jk_mine`) in trick `done + 1`: follow suit, and when the joker may be played
+    (`Rules.joker`)."""
     zero = jnp.uint32(0)
     of_led = jnp.where(SUITS == led, h, zero)
     cards = jnp.where(leading | ~jnp.any(of_led != 0), h, of_led)
-    if rules.joker == "none":
+    if not rules.joker:
         return jnp.concatenate([cards, zero[None]])
-    if rules.joker == "gonin":
-        jk_follow, jk_lead, odori = gonin_joker_moves(jk_mine, leading, done)
-        cards = jnp.where(odori, zero, cards)
-    else:  # Yonin, no contract declared (KAN-54, KAN-58)
-        jk = jk_mine & yonin_joker_ok(done, leading, jnp.bool_(False), rules.yonin_joker_trick1)
-        jk_follow, jk_lead = jk & ~leading, jk & leading
+    plays = jnp.array([JOKER_PLAYS.index(p) for p in rules.joker], jnp.int32)[done]
+    never, follow, _, only = range(len(JOKER_PLAYS))
+    jk_follow = jk_mine & ~leading & (plays != never)
+    jk_lead = jk_mine & leading & (plays > follow)
+    cards = jnp.where(jk_mine & (plays == only), zero, cards)
     word = jnp.where(jk_follow, 1, 0) | jnp.where(jk_lead, 0b11110, 0)
     return jnp.concatenate([cards, word.astype(jnp.uint32)[None]])
 

@@ -79,7 +79,7 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
                 code[c] = 16 * s + k
                 move_of[i, 16 * s + k] = c
                 points[i, s] |= (rules.points[c] > 0) << k
-        if rules.joker != "none":
+        if rules.joker:
             move_of[i, JK_CODE] = JK
             move_of[i, LEAD_CODE:LEAD_CODE + 4] = LEAD_JK + SUITS
         jk = -1

@@ -19,7 +19,8 @@ from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import CARD_TOKENS, CONTRACT, IKU_KOI, PLAY, PLAYED, KanState
 from kanjax.pbn import format_pbn, parse_pbn
 from solvers.convert import deal_state, from_deal, from_pbn, from_state
-from solvers.position import LEAD_JK, NO_TRUMP, WHIST, kan_rules
+from solvers.position import LEAD_JK, NO_TRUMP
+from tests.solvers.rules import WHIST, game_rules
 
 EXAMPLE = "N:Q7.KQ.8752.96542 9864.64.AKJ.AKJT 32.JT98732.T93.7 AKJT5.A5.Q64.Q83"
 KEY = jax.random.PRNGKey(0)
@@ -130,7 +131,7 @@ def check_gonin6_mid_trick(env, state) -> None:
     """The Gonin deal after GONIN6_PLAY, checked by hand."""
     pos, players = from_state(env, state)
     assert players == (1, 2, 3, 4, 5)  # the dealer P0 sits out
-    assert pos.rules == kan_rules("gonin_kan") and pos.trump == 0
+    assert pos.rules == game_rules("gonin_kan") and pos.trump == 0
     assert pos.side == (False, True, False, True, False)
     assert (pos.leader, pos.trick, pos.led, pos.to_move) == (3, kan("KS") + kan("6S"), 3, 0)
     assert (pos.tricks_done, pos.taken, pos.taken_other, pos.root_moves) == (1, 1, 0, None)
@@ -181,7 +182,7 @@ def test_yonin_compulsory_lead_is_root_moves():
     # KAN-53: the AS holder P0 must lead AS; the solver's rules would allow any card.
     env = kanjax.make("yonin_kan")
     pos, players = from_state(env, kan_state(env, YONIN, {}, "AS", 0, leader=0, **YONIN_SLOTS))
-    assert pos.rules == kan_rules("yonin_kan") and players == (1, 2, 3, 0)
+    assert pos.rules == game_rules("yonin_kan") and players == (1, 2, 3, 0)
     assert pos.leader == 3 and pos.root_moves == kan("AS")
     assert pos.side == (True, False, True, False)
     assert pos.hands == tuple(kan(YONIN[p]) for p in players)
@@ -206,6 +207,26 @@ def test_kan_joker_lead_names_the_led_suit():
     assert pos.hands == tuple(kan(hands[p]) for p in players)
     with pytest.raises(ValueError, match="player 2 to act, but player 1 is next"):
         from_state(env, kan_state(env, hands, played, hands[2], 2, **slots))
+
+
+def test_kan_trick_choices_and_goals():
+    """What the solver weighs before trick 1 (`Env.trick_choices`): in Gonin deal 1 either
+    kankei leading (KAN-21), in deal 2 every trump the chooser may name (KAN-36); none for
+    whist. The contracts as goals (`Env.trick_goals`, KAN-31, KAN-32) at deal 2's T(2) = 8
+    (KAN-29), the gyaku forms the mukankei's at U(2) = 9."""
+    env = kanjax.make("gonin_kan", players=6)
+    assert env.trick_choices(GONIN6) == [{"trump": None, "leader": 2},
+                                         {"trump": None, "leader": 4}]
+    assert env.trick_choices(GONIN6, leader=4) == [{"trump": None, "leader": 4}]
+    deal2 = GONIN6.replace("players=6", "players=6 deal=2 kankei=2,4 joker=2 ace=4")
+    assert [o["trump"] for o in env.trick_choices(deal2)] == list("CDHS")
+    assert env.trick_choices(deal2, trump="D") == [{"trump": "D", "leader": None}]
+    assert env.trick_goals(env.from_deal(deal2)) == {
+        "sukonku": (True, 8, 0), "gyaku_sukonku": (False, 9, 0), "juuroku": (True, 16, 0),
+        "gyaku_juuroku": (False, 16, 0)}
+    whist_env = kanjax.make("whist")
+    assert whist_env.trick_choices(EXAMPLE, leader="E") == [{"trump": None, "leader": "E"}]
+    assert whist_env.trick_goals(whist_env.from_deal(EXAMPLE)) == {}
 
 
 # ---- through the engine (slow: eager Kan steps compile for seconds) ------------------------
@@ -281,3 +302,4 @@ def test_from_state_follows_the_reference_rules(game, fields, kw):
             break
         pos, _ = from_state(env, state)
         assert pos == dataclasses.replace(after, root_moves=pos.root_moves)
+

@@ -16,7 +16,8 @@ from solvers.dds import (  # noqa: E402
     dds_value,
     random_whist_position,
 )
-from solvers.position import NO_TRUMP, WHIST, Position  # noqa: E402
+from solvers.position import NO_TRUMP, Position  # noqa: E402
+from tests.solvers.rules import WHIST  # noqa: E402
 
 NS, EW = (True, False, True, False), (False, True, False, True)
 EXAMPLE = "N:Q7.KQ.8752.96542 9864.64.AKJ.AKJT 32.JT98732.T93.7 AKJT5.A5.Q64.Q83"
@@ -171,11 +172,11 @@ def test_random_whist_position():
 
 
 def test_errors():
-    from solvers.position import kan_rules
+    from tests.solvers.rules import game_rules
 
     with pytest.raises(ValueError, match="partnership"):
         dds_value(ending(["AS", "2S", "3S", "4S"], NO_TRUMP, 0, (True, True, False, False)))
-    rules = kan_rules("yonin_kan")
+    rules = game_rules("yonin_kan")
     kan = Position(rules, tuple(rules.ids[10 * s: 10 * s + 10] for s in range(4)), 0, 0, NS)
     with pytest.raises(ValueError, match="whist"):
         dds_value(kan)

@@ -22,7 +22,6 @@ from kanjax.envs.kan import PLAY
 from kanjax.envs.kan_views import header_slots
 from solvers import convert, pimc, search
 from solvers import reference as ref
-from solvers.kan_questions import _other_side
 
 
 def play_states(env, count: int, seed: int, min_trick: int = 0) -> list:
@@ -50,7 +49,7 @@ def true_holders(state) -> jax.Array:
 def mover_position(env, state):
     """The state's double-dummy position, seen from the side of the player to move."""
     pos, _ = convert.from_state(env, state)
-    return pos if pos.side[pos.to_move] else _other_side(pos)
+    return pos if pos.side[pos.to_move] else pos.other_side()
 
 
 def target(env, state) -> int:

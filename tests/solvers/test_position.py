@@ -7,9 +7,10 @@ import dataclasses
 
 import pytest
 
-from solvers.position import MAX_SUIT_CARDS, WHIST, Position, Rules, kan_rules
+from solvers.position import MAX_SUIT_CARDS, Position, Rules
+from tests.solvers.rules import WHIST, game_rules
 
-GONIN = kan_rules("gonin_kan")
+GONIN = game_rules("gonin_kan")
 
 
 def whist_like(**changes) -> Rules:
@@ -17,9 +18,24 @@ def whist_like(**changes) -> Rules:
 
 
 def test_the_games_rules_are_within_the_limits():
-    for game in ("gonin_kan", "yonin_kan", "gambari_kan"):
-        assert kan_rules(game).joker in ("gonin", "yonin")
-    assert WHIST.total == 13
+    assert WHIST.total == 13 and WHIST.plain_tricks and not WHIST.joker
+    assert not GONIN.plain_tricks and GONIN.total == 16
+
+
+@pytest.mark.parametrize("game", ["gonin_kan", "gambari_kan"])
+def test_KAN_25_joker_plays_as_data(game: str):
+    """Never in tricks 1 and 10; its holder plays nothing else in trick 9 (the odori ban)."""
+    rules = game_rules(game)
+    assert rules.joker == ("never",) + ("any",) * 7 + ("only", "never")
+    assert not rules.joker_low_last
+
+
+@pytest.mark.parametrize(("flag", "first"), [("lead", "follow"), ("any", "never")])
+def test_KAN_54_KAN_58_yonin_joker_plays_as_data(flag: str, first: str):
+    """Any trick but the first, where no contract is declared (the solver plays none): not
+    led, or (flag "any") not played; the lowest card of the led suit in trick 10."""
+    rules = game_rules("yonin_kan", yonin_joker_trick1_contract=flag)
+    assert rules.joker == (first,) + ("any",) * 9 and rules.joker_low_last
 
 
 def test_seats():
@@ -47,18 +63,22 @@ def test_cards_a_suit():
 
 
 def test_jokers():
-    """Kan's joker rules take one joker, card JK, the last id (its leads are the next action
-    ids, KAN-26); no joker without them."""
-    with pytest.raises(ValueError, match=r"jokers \[52\] under joker rules 'none'"):
-        dataclasses.replace(GONIN, joker="none")
+    """One joker, card JK, the last id (its leads are the next action ids), with its plays
+    for every trick; no joker without them."""
+    with pytest.raises(ValueError, match=r"jokers \[52\] without joker plays"):
+        dataclasses.replace(GONIN, joker=())
     ids = GONIN.ids if 51 in GONIN.ids else GONIN.ids + (51,)  # the ace of spades too
     with pytest.raises(ValueError, match=r"jokers \[51, 52\] .* take one joker, card 52"):
         dataclasses.replace(GONIN, ids=ids, suit=GONIN.suit[:51] + (4, 4))
-    with pytest.raises(ValueError, match="joker rules 'kan': want one of"):
-        whist_like(joker="kan")
-    with pytest.raises(ValueError, match=r"jokers \[\] of card ids 0..51: Kan's joker rules"):
+    with pytest.raises(ValueError, match=r"joker plays \('kan',\): want one of .* for each "
+                                         "of the 13 tricks"):
+        whist_like(joker=("kan",))
+    with pytest.raises(ValueError, match="for each of the 10 tricks"):
+        dataclasses.replace(GONIN, joker=GONIN.joker[:9])
+    with pytest.raises(ValueError, match=r"jokers \[\] of card ids 0..51: the solvers take one"):
         dataclasses.replace(GONIN, ids=GONIN.ids[:-1], suit=GONIN.suit[:-1],
-                            rank=GONIN.rank[:-1], points=GONIN.points[:-1], n_tricks=9)
+                            rank=GONIN.rank[:-1], points=GONIN.points[:-1], n_tricks=9,
+                            joker=GONIN.joker[:9], tokens=GONIN.tokens[:-1])
 
 
 def test_cards_a_play():

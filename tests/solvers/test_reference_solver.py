@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from kanjax import cards
 from solvers import reference as ref
-from solvers.position import JK, LEAD_JK, WHIST, Position, Rules, kan_rules
+from solvers.position import JK, LEAD_JK, Position, Rules
+from tests.solvers.rules import WHIST, game_rules
 
-GONIN, YONIN, GAMBARI = (kan_rules(g) for g in ("gonin_kan", "yonin_kan", "gambari_kan"))
+GONIN, YONIN, GAMBARI = (game_rules(g) for g in ("gonin_kan", "yonin_kan", "gambari_kan"))
 C, D, H, S = range(4)  # Kan suits (kan.md §15)
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -28,10 +29,10 @@ def random_position(rules: Rules, rng: random.Random, tricks_left: int, trick_ca
                     with_joker: bool = False) -> Position:
     """A random position `tricks_left` tricks from the end after `trick_cards` random legal
     cards of the current trick: random hands, trump, leader and side; what the tricks already
-    played were worth split at random. `with_joker`: JK is dealt, except to Gonin's trick 10
-    (unreachable, KAN-25)."""
+    played were worth split at random. `with_joker`: JK is dealt, except to a last trick it
+    may not be played to (unreachable: Gonin's trick 10, KAN-25)."""
     n, deck = rules.n, list(rules.ids)
-    if rules.joker == "gonin" and tricks_left == 1:
+    if rules.joker and rules.joker[-1] == "never" and tricks_left == 1:
         deck.remove(JK)
     rng.shuffle(deck)
     dealt = deck[: n * tricks_left]
@@ -42,7 +43,7 @@ def random_position(rules: Rules, rng: random.Random, tricks_left: int, trick_ca
     k = rng.randrange(1, n)
     side = tuple(rng.sample([True] * k + [False] * (n - k), n))
     pos = Position(rules, tuple(tuple(sorted(dealt[s::n])) for s in range(n)),
-                   trump=rng.randrange(-1 if rules.joker == "none" else 0, 4),
+                   trump=rng.randrange(0 if rules.joker else -1, 4),
                    leader=rng.randrange(n), side=side, tricks_done=rules.n_tricks - tricks_left,
                    taken=taken, taken_other=past - taken)
     for _ in range(trick_cards):
@@ -55,8 +56,10 @@ def mini(rules: Rules, lowest_rank: int, drop: tuple[int, ...] = ()) -> Rules:
     small enough for brute force, with trick 1 and the joker's last-tricks rules."""
     ids = tuple(c for c in rules.ids
                 if (c == JK or rules.rank[c] >= lowest_rank) and c not in drop)
-    return dataclasses.replace(rules, game=f"mini_{rules.game}", n_tricks=len(ids) // rules.n,
-                               ids=ids)
+    k = len(ids) // rules.n
+    joker = rules.joker[:1] + rules.joker[len(rules.joker) - (k - 1):] if rules.joker else ()
+    return dataclasses.replace(rules, game=f"mini_{rules.game}", n_tricks=k, ids=ids,
+                               joker=joker)
 
 
 # name: (rules, fewest and most tricks left, examples)
@@ -293,7 +296,7 @@ def test_kan25_no_joker_in_trick10() -> None:
     hands = tuple(tuple(kan(h)) for h in ("AS", "JK", "5C", "8C", "AD"))
     pos = Position(GONIN, hands, trump=S, leader=0, side=(True,) + (False,) * 4, tricks_done=9,
                    taken=0, taken_other=14)
-    with pytest.raises(ValueError, match="KAN-25"):
+    with pytest.raises(ValueError, match="the joker alone in trick 10, where it may not be played"):
         ref.legal_moves(after(pos, *kan("AS")))
 
 
@@ -329,7 +332,7 @@ def test_kan54_yonin_joker_any_turn_wins_before_last_trick() -> None:
 @pytest.mark.parametrize(("flag", "follow_ok"), [("lead", True), ("any", False)])
 def test_kan58_yonin_joker_in_trick1(flag: str, follow_ok: bool) -> None:
     """With no contract, JK is never led to trick 1; flag "any": nor played to it."""
-    rules = kan_rules("yonin_kan", yonin_joker_trick1_contract=flag)
+    rules = game_rules("yonin_kan", yonin_joker_trick1_contract=flag)
     deal = random_position(rules, random.Random(5), 10)
     holder = next(s for s, h in enumerate(deal.hands) if JK in h)
     assert all(m < JK for m in ref.legal_moves(dataclasses.replace(deal, leader=holder)))

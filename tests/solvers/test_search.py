@@ -20,14 +20,15 @@ import pytest
 
 from solvers import api, search
 from solvers import reference as ref
-from solvers.position import WHIST, Position, Rules, kan_rules
+from solvers.position import Position, Rules
 from solvers.search import bounds, play, queue
+from tests.solvers.rules import WHIST, game_rules
 
 GAMES = {
     "whist": WHIST,
-    "gonin_kan": kan_rules("gonin_kan"),
-    "yonin_kan": kan_rules("yonin_kan"),
-    "gambari_kan": kan_rules("gambari_kan"),
+    "gonin_kan": game_rules("gonin_kan"),
+    "yonin_kan": game_rules("yonin_kan"),
+    "gambari_kan": game_rules("gambari_kan"),
 }
 
 
@@ -38,7 +39,7 @@ def random_deal(rules: Rules, rng: random.Random) -> Position:
     rng.shuffle(cards)
     k = rules.n_tricks
     hands = tuple(tuple(sorted(cards[s * k:(s + 1) * k])) for s in range(rules.n))
-    trump = rng.randrange(-1, 4) if rules.joker == "none" else rng.randrange(4)
+    trump = rng.randrange(4) if rules.joker else rng.randrange(-1, 4)
     side = [rng.random() < 0.5 for _ in range(rules.n)]
     side[0], side[1] = True, False
     rng.shuffle(side)

@@ -31,7 +31,8 @@ from solvers.dds import (  # noqa: E402
     dds_value,
     random_whist_position,
 )
-from solvers.position import WHIST, Position  # noqa: E402
+from solvers.position import Position  # noqa: E402
+from tests.solvers.rules import WHIST  # noqa: E402
 from tests.solvers.test_solve_cli import SUITS  # noqa: E402
 
 STRAINS = (-1, 0, 1, 2, 3)  # NT, S, H, D, C

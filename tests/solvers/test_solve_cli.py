@@ -1,4 +1,4 @@
-"""`kanjax solve` (solvers.cli) and the Kan questions (solvers.kan_questions)."""
+"""`kanjax solve` (solvers.cli) and a game's named goals (`Env.trick_goals`, `api.named_goals`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from kanjax.cli import main
-from solvers import kan_questions
+from solvers import api
 from solvers import reference as ref
-from solvers.position import kan_rules
+from tests.solvers.rules import game_rules
 from tests.solvers.test_search import random_position
 
 # Each seat holds one whole suit: N spades, E hearts, S diamonds, W clubs. Whole deals are
@@ -72,10 +72,11 @@ def test_dd_tables_of_a_batch(tmp_path, capsys):
         f"{strain}_{seat}": n for strain, row in SUITS_TABLE.items() for seat, n in row.items()}
 
 
-def test_dd_table_wants_a_whist_deal(capsys):
-    with pytest.raises(SystemExit):
-        main(["solve", "gonin_kan dealer=0 | x", "--table"])
-    assert "double-dummy tables are for whist" in capsys.readouterr().err
+def test_dd_table_wants_plain_tricks_at_four_seats():
+    """A table is bridge's: plain tricks at four seats (`Rules.plain_tricks`), not Kan's."""
+    pos = random_position(game_rules("gonin_kan"), random.Random(0), 15)
+    with pytest.raises(ValueError, match="wants a deal of plain tricks at four seats"):
+        api.dd_tables([pos])
 
 
 def test_bad_deal_is_a_clear_error(capsys):
@@ -95,11 +96,13 @@ def test_bad_thread_count_is_a_clear_error(capsys):
 def test_kan31_kan32_contracts_match_the_reference():
     """Sukonku / juuroku and the gyaku forms as goals, against the reference's reaches."""
     rng = random.Random(4)
-    rules = kan_rules("gonin_kan")
+    rules = game_rules("gonin_kan")
     positions = [random_position(rules, rng, rng.randrange(5, 16)) for _ in range(12)]
-    got = kan_questions.contracts(positions, [9] * len(positions))
+    goals = {"sukonku": (True, 9, 0), "gyaku_sukonku": (False, 8, 0),
+             "juuroku": (True, 16, 0), "gyaku_juuroku": (False, 16, 0)}
+    got = api.named_goals(positions, [goals] * len(positions))
     for pos, answer in zip(positions, got, strict=True):
-        other = kan_questions._other_side(pos)
+        other = pos.other_side()
         assert answer == {"sukonku": ref.reaches(pos, 9, 0),
                           "gyaku_sukonku": ref.reaches(other, 8, 0),
                           "juuroku": ref.reaches(pos, 16, 0),
