@@ -6,36 +6,60 @@ laid out, typed and bounded as the game's `env.observation_spec()` says) and the
 ids, and returns one of them.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
-reads one JSON object per line on stdin and answers each `act` with one JSON line on stdout:
+reads one JSON object per line on stdin and answers each `act` request with one JSON line on
+stdout that echoes the request's `id`:
 
-    -> {"type": "act", "game": "gonin_kan", "player": 3, "observation": [...],
-        "legal_actions": [12, 25, 52], "action_names": ["play AC", "play AD", "play JK"]}
-    <- {"action": 25}
+    -> {"type": "act", "id": 7, "game": "<game>", "player": 3, "observation": [...],
+        "legal_actions": [12, 25, 52], "action_names": ["<name of 12>", "<name of 25>", ...]}
+    <- {"id": 7, "action": 25}
 
-and receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it writes
-on stderr is ignored.
+Every request is a whole position (the observation), and ids grow by one a request. Lines
+that are not the reply to the current request (not JSON, another id: a banner, a stale
+answer) are skipped and logged with the bot's name; a stale answer is never played. The
+engine receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it
+writes on stderr is ignored.
 
 A bot that raises, crashes, answers late (`time_limit` seconds per move) or chooses an
-illegal action raises `BotFault`; the tournament records a forfeit for it and goes on (an
-external engine is restarted for its next move).
+illegal action raises `BotFault`; the tournament records a forfeit of that game for it and
+goes on. A process that breaks the protocol (exits, or no reply within the time limit) is
+killed, and the next request starts a fresh one: since a request carries the whole position,
+that resynchronises it (as cutechess restarts an engine and re-sends the position).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import importlib
+import itertools
 import json
+import logging
+import queue
 import shlex
 import subprocess
 import threading
+import time
+from typing import IO, TYPE_CHECKING
 
 import numpy as np
 
-from tournaments.config import BotSpec
+if TYPE_CHECKING:
+    from tournaments.config import BotSpec
+
+log = logging.getLogger(__name__)
+LOGGED_SKIPS = 3  # skipped lines logged a request (an engine may flood its stdout)
 
 
 class BotFault(Exception):
     """A host bot failed a move: the reason is the message (crash, timeout, illegal)."""
+
+
+def _pump(stream: IO[str], lines: queue.Queue) -> None:
+    """Put every line of `stream` on `lines`, then None (end of file)."""
+    with stream:
+        for line in stream:
+            lines.put(line)
+    lines.put(None)
 
 
 class PythonBot:
@@ -73,65 +97,96 @@ class PythonBot:
 class ExternalBot:
     """An engine process speaking the line protocol of the module docstring."""
 
+    stderr = subprocess.DEVNULL  # an engine's stderr is ignored
+
     def __init__(self, spec: BotSpec) -> None:
         self.spec = spec
         self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.ids = itertools.count(1)
+
+    def _command(self) -> list[str]:
+        return shlex.split(self.spec.command)
 
     def _start(self) -> subprocess.Popen:
-        if self.proc is None or self.proc.poll() is not None:
+        """The running process, started afresh if there is none or it has exited."""
+        if self.proc is not None and self.proc.poll() is not None:
+            log.warning("bot %s: the engine exited (code %s) between moves; restarting it",
+                        self.spec.name, self._stop())
+        if self.proc is None:
             try:
                 self.proc = subprocess.Popen(
-                    shlex.split(self.spec.command), stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                    self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=self.stderr, text=True, bufsize=1, errors="replace",
+                    start_new_session=True)  # Ctrl-C stops the run, not its bots
             except OSError as err:
                 raise BotFault(f"crash: cannot start {self.spec.command!r}: {err}") from err
+            self.lines = queue.Queue()
+            threading.Thread(target=_pump, args=(self.proc.stdout, self.lines),
+                             daemon=True).start()
         return self.proc
 
     def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
             names: list[str]) -> int:
-        proc = self._start()
-        request = {"type": "act", "game": game, "player": player,
-                   "observation": observation.tolist(), "legal_actions": list(legal),
-                   "action_names": names}
-        answer: list[str] = []
-        reader = threading.Thread(target=lambda: answer.append(proc.stdout.readline()),
-                                  daemon=True)
-        try:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._kill()
-            raise BotFault("crash: the engine closed its input") from None
-        reader.start()
-        reader.join(self.spec.time_limit)
-        if reader.is_alive():
-            self._kill()
-            raise BotFault(f"timeout: no move within {self.spec.time_limit:g} s")
-        line = answer[0] if answer else ""
-        if not line:
-            self._kill()
-            raise BotFault(f"crash: the engine exited (code {proc.poll()})")
-        try:
-            action = json.loads(line)["action"]
-        except (ValueError, KeyError, TypeError):
-            raise BotFault(f"illegal: unreadable answer {line.strip()[:80]!r}") from None
-        return check_legal(action, legal)
+        reply = self._ask({"type": "act", "game": game, "player": player,
+                           "observation": observation.tolist(), "legal_actions": list(legal),
+                           "action_names": names})
+        return check_legal(reply.get("action"), legal)
 
-    def _kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+    def _ask(self, request: dict) -> dict:
+        """The reply to `request`, sent with the next id (BotFault if none comes in time)."""
+        proc = self._start()
+        rid = next(self.ids)
+        try:
+            proc.stdin.write(json.dumps({**request, "id": rid}) + "\n")
+            proc.stdin.flush()
+        except OSError:
+            self._stop()
+            raise BotFault("crash: the engine closed its input") from None
+        return self._reply(rid, self.spec.time_limit, "no move")
+
+    def _reply(self, rid: int, limit: float, late: str) -> dict:
+        """The first line that is a JSON object with id `rid`, read within `limit` seconds;
+        other lines are skipped and logged. A process that exits or answers late is stopped
+        (BotFault: crash, or timeout: `late` within the limit)."""
+        deadline, skipped = time.monotonic() + limit, 0
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                self._stop()
+                raise BotFault(f"timeout: {late} within {limit:g} s") from None
+            if line is None:
+                raise BotFault(f"crash: the engine exited (code {self._stop(grace=1.0)})")
+            with contextlib.suppress(ValueError):
+                reply = json.loads(line)
+                if isinstance(reply, dict) and reply.get("id") == rid:
+                    return reply
+            skipped += 1
+            if skipped <= LOGGED_SKIPS:
+                log.warning("bot %s: skipped a line that is not the reply to request %d: "
+                            "%.80r%s", self.spec.name, rid, line.rstrip("\n"),
+                            " (further ones not logged)" if skipped == LOGGED_SKIPS else "")
+
+    def _stop(self, grace: float = 0.0) -> int | None:
+        """End the process (killed unless it exits within `grace` seconds); its exit code."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        try:
+            return proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 self.proc.stdin.write(json.dumps({"type": "quit"}) + "\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self._kill()
+                self.proc.stdin.flush()
+        self._stop(grace=2.0)
 
 
 def check_legal(action, legal: list[int]) -> int:
@@ -144,3 +199,4 @@ def check_legal(action, legal: list[int]) -> int:
 
 def host_bot(spec: BotSpec) -> PythonBot | ExternalBot:
     return PythonBot(spec) if spec.kind == "python" else ExternalBot(spec)
+

@@ -1,5 +1,7 @@
 """Python bots and external engines in tournaments: they play, and a bot that crashes, hangs
-or plays an illegal move forfeits the game, with the reason stored; nothing is lost."""
+or plays an illegal move forfeits the game, with the reason stored; nothing is lost. Engine
+replies echo the request's id: other lines are skipped, and a broken engine is restarted
+(issue 22 item 2)."""
 
 from __future__ import annotations
 
@@ -63,9 +65,47 @@ def test_a_failing_python_bot_forfeits(tmp_path, cls, reason):
         assert g["scores"][g["forfeit"]] == -1.0  # the illegal-action penalty
 
 
-def test_an_external_engine_plays_and_a_crashing_one_forfeits(tmp_path):
-    games = run(tmp_path / "ok", f'kind = "external"\ncommand = "{ENGINE}"')
+@pytest.fixture(scope="module")
+def engine_games(tmp_path_factory) -> dict[int, dict]:
+    """The games of the well-behaved sample engine, by game id."""
+    games = run(tmp_path_factory.mktemp("ok"), f'kind = "external"\ncommand = "{ENGINE}"')
     assert all(g["forfeit"] == -1 for g in games)
+    return {g["game_id"]: g for g in games}
+
+
+def same_play(a: dict, b: dict) -> bool:
+    return a["actions"] == b["actions"] and a["scores"] == b["scores"]
+
+
+@pytest.mark.parametrize("flag,skipped", [("--banner", "'sample engine 1.0 ready'"),
+                                          ("--stale", '"action"')])
+def test_lines_that_are_no_reply_are_skipped_and_logged(tmp_path, caplog, engine_games, flag,
+                                                        skipped):
+    """A banner line or a stale reply (legal, but for the previous request) is never played:
+    every game is the well-behaved engine's."""
+    games = run(tmp_path, f'kind = "external"\ncommand = "{ENGINE} {flag}"')
+    assert all(g["forfeit"] == -1 and same_play(g, engine_games[g["game_id"]]) for g in games)
+    assert any(r.message.startswith("bot guest: skipped a line that is not the reply")
+               and skipped in r.message for r in caplog.records)
+
+
+@pytest.mark.parametrize("flag,reason", [
+    ("--crash-after 5", "guest: crash: the engine exited (code 3)"),
+    ("--mute-after 5", "guest: timeout: no move within 0.5 s"),
+])
+def test_an_engine_that_breaks_mid_game_forfeits_it_and_is_restarted(tmp_path, engine_games,
+                                                                     flag, reason):
+    """An engine that dies, or only chatters until the time limit, forfeits the game in hand;
+    the restarted engine plays every other game as the well-behaved one does."""
+    once = tmp_path / "broke-once"
+    games = run(tmp_path, f'kind = "external"\ncommand = "{ENGINE} {flag} --once {once}"')
+    lost = [g for g in games if g["forfeit"] != -1]
+    assert len(lost) == 1 and lost[0]["forfeit"] in guest_seats(lost[0])
+    assert lost[0]["forfeit_reason"] == reason
+    assert all(same_play(g, engine_games[g["game_id"]]) for g in games if g not in lost)
+
+
+def test_an_engine_crashing_again_and_again_forfeits_but_loses_no_game(tmp_path):
     games = run(tmp_path / "crash", f'kind = "external"\ncommand = "{ENGINE} --crash-after 5"')
     assert any("crash: the engine exited" in g["forfeit_reason"] for g in games)
     assert all(g["forfeit"] in [-1, *guest_seats(g)] for g in games)
