@@ -1,9 +1,12 @@
-"""Bots that run on the host, one move at a time: Python objects and external engines.
+"""Bots that run on the host, one move at a time, each in a process of its own: Python
+objects and external engines.
 
 Python bot (`kind = "python"`, `target = "package.module:Class"`): `Class()` is built once
-per worker; `act(observation, legal_actions) -> action` gets the observation (a numpy array
-laid out, typed and bounded as the game's `env.observation_spec()` says) and the legal action
-ids, and returns one of them.
+per worker, in a child process (`python -m tournaments.bots package.module:Class`);
+`act(observation, legal_actions) -> action` gets the observation (a numpy array laid out,
+typed and bounded as the game's `env.observation_spec()` says) and the legal action ids, and
+returns one of them. What it prints goes to stderr. A bot that does not answer in time is
+killed with its process, so a stuck `act` costs that game and nothing else.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
 reads one JSON object per line on stdin and answers each `act` request with one JSON line on
@@ -28,15 +31,16 @@ that resynchronises it (as cutechess restarts an engine and re-sends the positio
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import importlib
 import itertools
 import json
 import logging
+import os
 import queue
 import shlex
 import subprocess
+import sys
 import threading
 import time
 from typing import IO, TYPE_CHECKING
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
     from tournaments.config import BotSpec
 
 log = logging.getLogger(__name__)
+STARTUP_LIMIT = 60.0  # seconds a Python bot's process has to import and build its bot
 LOGGED_SKIPS = 3  # skipped lines logged a request (an engine may flood its stdout)
 
 
@@ -60,38 +65,6 @@ def _pump(stream: IO[str], lines: queue.Queue) -> None:
         for line in stream:
             lines.put(line)
     lines.put(None)
-
-
-class PythonBot:
-    """A Python object with `act(observation, legal_actions) -> action`, under a time limit."""
-
-    def __init__(self, spec: BotSpec) -> None:
-        module, _, name = spec.target.partition(":")
-        self.spec, self.bot, self.broken = spec, None, ""
-        try:
-            self.bot = getattr(importlib.import_module(module), name)()
-        except Exception as err:  # noqa: BLE001 - a bot that cannot be built forfeits
-            self.broken = f"crash: cannot build {spec.target}: {err!r}"
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-
-    def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
-            names: list[str]) -> int:
-        if self.broken:
-            raise BotFault(self.broken)
-        future = self.pool.submit(self.bot.act, observation, list(legal))
-        try:
-            action = future.result(timeout=self.spec.time_limit)
-        except concurrent.futures.TimeoutError:
-            # the stuck call keeps its thread; later moves get a fresh one
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-            raise BotFault(f"timeout: no move within {self.spec.time_limit:g} s") from None
-        except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
-            raise BotFault(f"crash: {err!r}") from err
-        return check_legal(action, legal)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class ExternalBot:
@@ -189,6 +162,73 @@ class ExternalBot:
         self._stop(grace=2.0)
 
 
+class PythonBot(ExternalBot):
+    """A Python object with `act(observation, legal_actions) -> action`, hosted in a child
+    process (`serve`) that speaks the engine protocol, so that a stuck move can be killed."""
+
+    stderr = None  # the bot's output (prints included) goes to this process's stderr
+
+    def __init__(self, spec: BotSpec) -> None:
+        super().__init__(spec)
+        self.broken = ""  # why the bot cannot play (its process failed to start)
+
+    def _command(self) -> list[str]:
+        return [sys.executable, "-m", "tournaments.bots", self.spec.target]
+
+    def _start(self) -> subprocess.Popen:
+        if self.broken:
+            raise BotFault(self.broken)
+        fresh = self.proc is None or self.proc.poll() is not None
+        proc = super()._start()
+        if fresh:  # wait for the bot to be built (not counted in the time limit)
+            try:
+                self._reply(0, STARTUP_LIMIT, "not ready")
+            except BotFault as fault:
+                self.broken = f"{fault} (starting {self.spec.target})"
+                raise BotFault(self.broken) from None
+        return proc
+
+    def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
+            names: list[str]) -> int:
+        reply = self._ask({"type": "act", "observation": observation.tolist(),
+                           "dtype": observation.dtype.str, "legal_actions": list(legal)})
+        if "fault" in reply:
+            raise BotFault(reply["fault"])
+        return check_legal(reply.get("action"), legal)
+
+
+def serve(target: str) -> None:
+    """The process of a Python bot: builds `target` ("module:Class"), says it is ready (a
+    reply with id 0), then answers each act request of stdin with the bot's action or the
+    reason it has none (`fault`). The bot's prints go to stderr."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    module, _, name = target.partition(":")
+    try:
+        bot, broken = getattr(importlib.import_module(module), name)(), ""
+    except Exception as err:  # noqa: BLE001 - a bot that cannot be built forfeits its moves
+        bot, broken = None, f"crash: cannot build {target}: {err!r}"
+    print(json.dumps({"id": 0, "ready": True}), file=out)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["type"] == "quit":
+            return
+        reply = {"fault": broken} if broken else _move(bot, request)
+        print(json.dumps({"id": request["id"], **reply}), file=out)
+
+
+def _move(bot, request: dict) -> dict:
+    """The reply of `bot` to an act request: its (legal) action, or the fault."""
+    legal = request["legal_actions"]
+    try:
+        return {"action": check_legal(bot.act(
+            np.asarray(request["observation"], request["dtype"]), list(legal)), legal)}
+    except BotFault as fault:
+        return {"fault": str(fault)}
+    except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
+        return {"fault": f"crash: {err!r}"}
+
+
 def check_legal(action, legal: list[int]) -> int:
     """`action` as an int if it is one of `legal`, else BotFault."""
     if isinstance(action, bool) or not isinstance(action, int | np.integer) or (
@@ -200,3 +240,6 @@ def check_legal(action, legal: list[int]) -> int:
 def host_bot(spec: BotSpec) -> PythonBot | ExternalBot:
     return PythonBot(spec) if spec.kind == "python" else ExternalBot(spec)
 
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

@@ -1,10 +1,11 @@
 """Python bots and external engines in tournaments: they play, and a bot that crashes, hangs
 or plays an illegal move forfeits the game, with the reason stored; nothing is lost. Engine
 replies echo the request's id: other lines are skipped, and a broken engine is restarted
-(issue 22 item 2)."""
+(issue 22 items 2 and 6)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,6 +64,30 @@ def test_a_failing_python_bot_forfeits(tmp_path, cls, reason):
     for g in games:
         assert g["forfeit"] in guest_seats(g) and g["forfeit_reason"] == reason
         assert g["scores"][g["forfeit"]] == -1.0  # the illegal-action penalty
+
+
+def test_a_hung_python_bot_forfeits_and_local_run_exits(tmp_path):
+    """An `act` that never returns is killed with its process: `--local` exits (issue 22
+    item 6; it hung at exit, joining the stuck thread: here `timeout` would end the test)."""
+    guest = 'kind = "python"\ntarget = "tests.tournaments.sample_bots:Spinner"'
+    (tmp_path / "t.toml").write_text(CONFIG.format(out=tmp_path / "out", guest=guest))
+    done = subprocess.run([sys.executable, "-m", "kanjax.cli", "tournament", "run",
+                           str(tmp_path / "t.toml"), "--local"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
+    assert len(games) == 6 and all(
+        g["forfeit_reason"] == "guest: timeout: no move within 0.5 s" for g in games)
+
+
+@pytest.mark.slow
+def test_a_hung_python_bot_forfeits_under_ray(tmp_path):
+    """The same in a Ray actor: the bot's process is started and killed there."""
+    guest = 'kind = "python"\ntarget = "tests.tournaments.sample_bots:Spinner"'
+    cfg = parse_config(CONFIG.format(out=tmp_path / "out", guest=guest))
+    assert run_tournament(cfg, actors=1, progress=False).games == 6
+    games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
+    assert all(g["forfeit_reason"] == "guest: timeout: no move within 0.5 s" for g in games)
 
 
 @pytest.fixture(scope="module")
