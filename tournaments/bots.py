@@ -6,7 +6,9 @@ per worker, in a child process (`python -m tournaments.bots package.module:Class
 `act(observation, legal_actions) -> action` gets the observation (a numpy array laid out,
 typed and bounded as the game's `env.observation_spec()` says) and the legal action ids, and
 returns one of them. What it prints goes to stderr. A bot that does not answer in time is
-killed with its process, so a stuck `act` costs that game and nothing else.
+killed with its process, so a stuck `act` costs that game and nothing else (a fresh process,
+with the bot built afresh, takes the next move); building it is not counted in the time
+limit.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
 reads one JSON object per line on stdin and answers each `act` request with one JSON line on
@@ -16,7 +18,8 @@ stdout that echoes the request's `id`:
         "legal_actions": [12, 25, 52], "action_names": ["<name of 12>", "<name of 25>", ...]}
     <- {"id": 7, "action": 25}
 
-Every request is a whole position (the observation), and ids grow by one a request. Lines
+Every request is a whole position (the observation), and ids grow by one a request; the
+time limit of the first request to a fresh process includes the process's start-up. Lines
 that are not the reply to the current request (not JSON, another id: a banner, a stale
 answer) are skipped and logged with the bot's name; a stale answer is never played. The
 engine receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it
