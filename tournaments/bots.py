@@ -40,13 +40,12 @@ import itertools
 import json
 import logging
 import os
-import queue
+import select
 import shlex
 import subprocess
 import sys
-import threading
 import time
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -62,14 +61,6 @@ class BotFault(Exception):
     """A host bot failed a move: the reason is the message (crash, timeout, illegal)."""
 
 
-def _pump(stream: IO[str], lines: queue.Queue) -> None:
-    """Put every line of `stream` on `lines`, then None (end of file)."""
-    with stream:
-        for line in stream:
-            lines.put(line)
-    lines.put(None)
-
-
 class ExternalBot:
     """An engine process speaking the line protocol of the module docstring."""
 
@@ -78,7 +69,7 @@ class ExternalBot:
     def __init__(self, spec: BotSpec) -> None:
         self.spec = spec
         self.proc: subprocess.Popen | None = None
-        self.lines: queue.Queue[str | None] = queue.Queue()
+        self.buffer = b""  # what the process wrote after its last line read
         self.ids = itertools.count(1)
 
     def _command(self) -> list[str]:
@@ -93,13 +84,10 @@ class ExternalBot:
             try:
                 self.proc = subprocess.Popen(
                     self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=self.stderr, text=True, bufsize=1, errors="replace",
-                    start_new_session=True)  # Ctrl-C stops the run, not its bots
+                    stderr=self.stderr, start_new_session=True)  # Ctrl-C stops the run only
             except OSError as err:
                 raise BotFault(f"crash: cannot start {self.spec.command!r}: {err}") from err
-            self.lines = queue.Queue()
-            threading.Thread(target=_pump, args=(self.proc.stdout, self.lines),
-                             daemon=True).start()
+            self.buffer = b""
         return self.proc
 
     def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
@@ -114,7 +102,7 @@ class ExternalBot:
         proc = self._start()
         rid = next(self.ids)
         try:
-            proc.stdin.write(json.dumps({**request, "id": rid}) + "\n")
+            proc.stdin.write(json.dumps({**request, "id": rid}).encode() + b"\n")
             proc.stdin.flush()
         except OSError:
             self._stop()
@@ -128,8 +116,8 @@ class ExternalBot:
         deadline, skipped = time.monotonic() + limit, 0
         while True:
             try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
+                line = self._line(deadline)
+            except TimeoutError:
                 self._stop()
                 raise BotFault(f"timeout: {late} within {limit:g} s") from None
             if line is None:
@@ -141,16 +129,31 @@ class ExternalBot:
             skipped += 1
             if skipped <= LOGGED_SKIPS:
                 log.warning("bot %s: skipped a line that is not the reply to request %d: "
-                            "%.80r%s", self.spec.name, rid, line.rstrip("\n"),
+                            "%.80r%s", self.spec.name, rid, line,
                             " (further ones not logged)" if skipped == LOGGED_SKIPS else "")
+
+    def _line(self, deadline: float) -> str | None:
+        """The process's next line on stdout (None at its end), read by `deadline` (else
+        TimeoutError)."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                raise TimeoutError
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode(errors="replace")
 
     def _stop(self, grace: float = 0.0) -> int | None:
         """End the process (killed unless it exits within `grace` seconds); its exit code."""
         proc, self.proc = self.proc, None
         if proc is None:
             return None
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
         try:
             return proc.wait(grace)
         except subprocess.TimeoutExpired:
@@ -160,7 +163,7 @@ class ExternalBot:
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             with contextlib.suppress(OSError):
-                self.proc.stdin.write(json.dumps({"type": "quit"}) + "\n")
+                self.proc.stdin.write(json.dumps({"type": "quit"}).encode() + b"\n")
                 self.proc.stdin.flush()
         self._stop(grace=2.0)
 
