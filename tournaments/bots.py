@@ -75,6 +75,10 @@ class ExternalBot:
     def _command(self) -> list[str]:
         return shlex.split(self.spec.command)
 
+    def _env(self) -> dict[str, str] | None:
+        """The process's environment (None: this process's)."""
+        return None
+
     def _start(self) -> subprocess.Popen:
         """The running process, started afresh if there is none or it has exited."""
         if self.proc is not None and self.proc.poll() is not None:
@@ -84,7 +88,8 @@ class ExternalBot:
             try:
                 self.proc = subprocess.Popen(
                     self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=self.stderr, start_new_session=True)  # Ctrl-C stops the run only
+                    stderr=self.stderr, env=self._env(),
+                    start_new_session=True)  # Ctrl-C stops the run only
             except OSError as err:
                 raise BotFault(f"crash: cannot start {self.spec.command!r}: {err}") from err
             self.buffer = b""
@@ -180,6 +185,11 @@ class PythonBot(ExternalBot):
 
     def _command(self) -> list[str]:
         return [sys.executable, "-m", "tournaments.bots", self.spec.target]
+
+    def _env(self) -> dict[str, str]:
+        """This process's environment, with its `sys.path`: the bot process imports the
+        modules this one does."""
+        return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
 
     def _start(self) -> subprocess.Popen:
         if self.broken:

@@ -5,14 +5,17 @@ replies echo the request's id: other lines are skipped, and a broken engine is r
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow.dataset as ds
 import pytest
 
-from tournaments.config import ConfigError, parse_config
+from tournaments.bots import host_bot
+from tournaments.config import BotSpec, ConfigError, parse_config
 from tournaments.runner import run_tournament
 
 ENGINE = f"{sys.executable} {Path(__file__).with_name('sample_engine.py')}"
@@ -84,6 +87,17 @@ def test_a_hung_python_bot_forfeits_and_local_run_exits(tmp_path):
     games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
     assert len(games) == 6 and all(
         g["forfeit_reason"] == "guest: timeout: no move within 0.5 s" for g in games)
+
+
+def test_a_python_bot_runs_in_a_session_of_its_own():
+    """Ctrl-C at the terminal (SIGINT to its process group) stops the run, not its bots."""
+    bot = host_bot(BotSpec("guest", "python", target="tests.tournaments.sample_bots:FirstLegal"))
+    try:
+        assert bot.act("g", 0, np.zeros(3, np.int8), [4, 7], ["a", "b"]) == 4
+        assert os.getsid(bot.proc.pid) != os.getsid(0)
+    finally:
+        bot.close()
+    assert bot.proc is None
 
 
 @pytest.mark.slow
