@@ -79,14 +79,14 @@ def test_a_hung_python_bot_forfeits_and_local_run_exits(tmp_path):
     """An `act` that never returns is killed with its process: `--local` exits (issue 22
     item 6; it hung at exit, joining the stuck thread: here `timeout` would end the test)."""
     guest = 'kind = "python"\ntarget = "tests.tournaments.sample_bots:Spinner"'
-    (tmp_path / "t.toml").write_text(CONFIG.format(out=tmp_path / "out", guest=guest, limit=0.5))
+    (tmp_path / "t.toml").write_text(CONFIG.format(out=tmp_path / "out", guest=guest, limit=0.2))
     done = subprocess.run([sys.executable, "-m", "kanjax.cli", "tournament", "run",
                            str(tmp_path / "t.toml"), "--local"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
     assert len(games) == 6 and all(
-        g["forfeit_reason"] == "guest: timeout: no move within 0.5 s" for g in games)
+        g["forfeit_reason"] == "guest: timeout: no move within 0.2 s" for g in games)
 
 
 def test_a_python_bot_runs_in_a_session_of_its_own():
