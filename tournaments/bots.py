@@ -1,137 +1,248 @@
-"""Bots that run on the host, one move at a time: Python objects and external engines.
+"""Bots that run on the host, one move at a time, each in a process of its own: Python
+objects and external engines.
 
 Python bot (`kind = "python"`, `target = "package.module:Class"`): `Class()` is built once
-per worker; `act(observation, legal_actions) -> action` gets the observation (a numpy array
-laid out, typed and bounded as the game's `env.observation_spec()` says) and the legal action
-ids, and returns one of them.
+per worker, in a child process (`python -m tournaments.bots package.module:Class`);
+`act(observation, legal_actions) -> action` gets the observation (a numpy array laid out,
+typed and bounded as the game's `env.observation_spec()` says) and the legal action ids, and
+returns one of them. What it prints goes to stderr. A bot that does not answer in time is
+killed with its process, so a stuck `act` costs that game and nothing else (a fresh process,
+with the bot built afresh, takes the next move); building it is not counted in the time
+limit.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
-reads one JSON object per line on stdin and answers each `act` with one JSON line on stdout:
+reads one JSON object per line on stdin and answers each `act` request with one JSON line on
+stdout that echoes the request's `id`:
 
-    -> {"type": "act", "game": "gonin_kan", "player": 3, "observation": [...],
-        "legal_actions": [12, 25, 52], "action_names": ["play AC", "play AD", "play JK"]}
-    <- {"action": 25}
+    -> {"type": "act", "id": 7, "game": "<game>", "player": 3, "observation": [...],
+        "legal_actions": [12, 25, 52], "action_names": ["<name of 12>", "<name of 25>", ...]}
+    <- {"id": 7, "action": 25}
 
-and receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it writes
-on stderr is ignored.
+Every request is a whole position (the observation), and ids grow by one a request; the
+time limit of the first request to a fresh process includes the process's start-up. Lines
+that are not the reply to the current request (not JSON, another id: a banner, a stale
+answer) are skipped and logged with the bot's name; a stale answer is never played. The
+engine receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it
+writes on stderr is ignored.
 
 A bot that raises, crashes, answers late (`time_limit` seconds per move) or chooses an
-illegal action raises `BotFault`; the tournament records a forfeit for it and goes on (an
-external engine is restarted for its next move).
+illegal action raises `BotFault`; the tournament records a forfeit of that game for it and
+goes on. A process that breaks the protocol (exits, or no reply within the time limit) is
+killed, and the next request starts a fresh one: since a request carries the whole position,
+that resynchronises it (as cutechess restarts an engine and re-sends the position).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import importlib
+import itertools
 import json
+import logging
+import os
+import select
 import shlex
 import subprocess
-import threading
+import sys
+import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tournaments.config import BotSpec
+if TYPE_CHECKING:
+    from tournaments.config import BotSpec
+
+log = logging.getLogger(__name__)
+STARTUP_LIMIT = 60.0  # seconds a Python bot's process has to import and build its bot
+LOGGED_SKIPS = 3  # skipped lines logged a request (an engine may flood its stdout)
 
 
 class BotFault(Exception):
     """A host bot failed a move: the reason is the message (crash, timeout, illegal)."""
 
 
-class PythonBot:
-    """A Python object with `act(observation, legal_actions) -> action`, under a time limit."""
-
-    def __init__(self, spec: BotSpec) -> None:
-        module, _, name = spec.target.partition(":")
-        self.spec, self.bot, self.broken = spec, None, ""
-        try:
-            self.bot = getattr(importlib.import_module(module), name)()
-        except Exception as err:  # noqa: BLE001 - a bot that cannot be built forfeits
-            self.broken = f"crash: cannot build {spec.target}: {err!r}"
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-
-    def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
-            names: list[str]) -> int:
-        if self.broken:
-            raise BotFault(self.broken)
-        future = self.pool.submit(self.bot.act, observation, list(legal))
-        try:
-            action = future.result(timeout=self.spec.time_limit)
-        except concurrent.futures.TimeoutError:
-            # the stuck call keeps its thread; later moves get a fresh one
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-            raise BotFault(f"timeout: no move within {self.spec.time_limit:g} s") from None
-        except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
-            raise BotFault(f"crash: {err!r}") from err
-        return check_legal(action, legal)
-
-    def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
-
-
 class ExternalBot:
     """An engine process speaking the line protocol of the module docstring."""
+
+    stderr = subprocess.DEVNULL  # an engine's stderr is ignored
 
     def __init__(self, spec: BotSpec) -> None:
         self.spec = spec
         self.proc: subprocess.Popen | None = None
+        self.buffer = b""  # what the process wrote after its last line read
+        self.ids = itertools.count(1)
+
+    def _command(self) -> list[str]:
+        return shlex.split(self.spec.command)
+
+    def _env(self) -> dict[str, str] | None:
+        """The process's environment (None: this process's)."""
+        return None
 
     def _start(self) -> subprocess.Popen:
-        if self.proc is None or self.proc.poll() is not None:
+        """The running process, started afresh if there is none or it has exited."""
+        if self.proc is not None and self.proc.poll() is not None:
+            log.warning("bot %s: the engine exited (code %s) between moves; restarting it",
+                        self.spec.name, self._stop())
+        if self.proc is None:
             try:
                 self.proc = subprocess.Popen(
-                    shlex.split(self.spec.command), stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                    self._command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=self.stderr, env=self._env(),
+                    start_new_session=True)  # Ctrl-C stops the run only
             except OSError as err:
                 raise BotFault(f"crash: cannot start {self.spec.command!r}: {err}") from err
+            self.buffer = b""
         return self.proc
 
     def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
             names: list[str]) -> int:
-        proc = self._start()
-        request = {"type": "act", "game": game, "player": player,
-                   "observation": observation.tolist(), "legal_actions": list(legal),
-                   "action_names": names}
-        answer: list[str] = []
-        reader = threading.Thread(target=lambda: answer.append(proc.stdout.readline()),
-                                  daemon=True)
-        try:
-            proc.stdin.write(json.dumps(request) + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._kill()
-            raise BotFault("crash: the engine closed its input") from None
-        reader.start()
-        reader.join(self.spec.time_limit)
-        if reader.is_alive():
-            self._kill()
-            raise BotFault(f"timeout: no move within {self.spec.time_limit:g} s")
-        line = answer[0] if answer else ""
-        if not line:
-            self._kill()
-            raise BotFault(f"crash: the engine exited (code {proc.poll()})")
-        try:
-            action = json.loads(line)["action"]
-        except (ValueError, KeyError, TypeError):
-            raise BotFault(f"illegal: unreadable answer {line.strip()[:80]!r}") from None
-        return check_legal(action, legal)
+        reply = self._ask({"type": "act", "game": game, "player": player,
+                           "observation": observation.tolist(), "legal_actions": list(legal),
+                           "action_names": names})
+        return check_legal(reply.get("action"), legal)
 
-    def _kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+    def _ask(self, request: dict) -> dict:
+        """The reply to `request`, sent with the next id (BotFault if none comes in time)."""
+        proc = self._start()
+        rid = next(self.ids)
+        try:
+            proc.stdin.write(json.dumps({**request, "id": rid}).encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            self._stop()
+            raise BotFault("crash: the engine closed its input") from None
+        return self._reply(rid, self.spec.time_limit, "no move")
+
+    def _reply(self, rid: int, limit: float, late: str) -> dict:
+        """The first line that is a JSON object with id `rid`, read within `limit` seconds;
+        other lines are skipped and logged. A process that exits or answers late is stopped
+        (BotFault: crash, or timeout: `late` within the limit)."""
+        deadline, skipped = time.monotonic() + limit, 0
+        while True:
+            try:
+                line = self._line(deadline)
+            except TimeoutError:
+                self._stop()
+                raise BotFault(f"timeout: {late} within {limit:g} s") from None
+            if line is None:
+                raise BotFault(f"crash: the engine exited (code {self._stop(grace=1.0)})")
+            with contextlib.suppress(ValueError):
+                reply = json.loads(line)
+                if isinstance(reply, dict) and reply.get("id") == rid:
+                    return reply
+            skipped += 1
+            if skipped <= LOGGED_SKIPS:
+                log.warning("bot %s: skipped a line that is not the reply to request %d: "
+                            "%.80r%s", self.spec.name, rid, line,
+                            " (further ones not logged)" if skipped == LOGGED_SKIPS else "")
+
+    def _line(self, deadline: float) -> str | None:
+        """The process's next line on stdout (None at its end), read by `deadline` (else
+        TimeoutError)."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            if not select.select([fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                raise TimeoutError
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode(errors="replace")
+
+    def _stop(self, grace: float = 0.0) -> int | None:
+        """End the process (killed unless it exits within `grace` seconds); its exit code."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        for pipe in (proc.stdin, proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+        try:
+            return proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            return proc.wait()
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.write(json.dumps({"type": "quit"}).encode() + b"\n")
+                self.proc.stdin.flush()
+        self._stop(grace=2.0)
+
+
+class PythonBot(ExternalBot):
+    """A Python object with `act(observation, legal_actions) -> action`, hosted in a child
+    process (`serve`) that speaks the engine protocol, so that a stuck move can be killed."""
+
+    stderr = None  # the bot's output (prints included) goes to this process's stderr
+
+    def __init__(self, spec: BotSpec) -> None:
+        super().__init__(spec)
+        self.broken = ""  # why the bot cannot play (its process failed to start)
+
+    def _command(self) -> list[str]:
+        return [sys.executable, "-m", "tournaments.bots", self.spec.target]
+
+    def _env(self) -> dict[str, str]:
+        """This process's environment, with its `sys.path`: the bot process imports the
+        modules this one does."""
+        return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+
+    def _start(self) -> subprocess.Popen:
+        if self.broken:
+            raise BotFault(self.broken)
+        fresh = self.proc is None or self.proc.poll() is not None
+        proc = super()._start()
+        if fresh:  # wait for the bot to be built (not counted in the time limit)
             try:
-                self.proc.stdin.write(json.dumps({"type": "quit"}) + "\n")
-                self.proc.stdin.close()
-                self.proc.wait(timeout=2)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-        self._kill()
+                self._reply(0, STARTUP_LIMIT, "not ready")
+            except BotFault as fault:
+                self.broken = f"{fault} (starting {self.spec.target})"
+                raise BotFault(self.broken) from None
+        return proc
+
+    def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
+            names: list[str]) -> int:
+        reply = self._ask({"type": "act", "observation": observation.tolist(),
+                           "dtype": observation.dtype.str, "legal_actions": list(legal)})
+        if "fault" in reply:
+            raise BotFault(reply["fault"])
+        return check_legal(reply.get("action"), legal)
+
+
+def serve(target: str) -> None:
+    """The process of a Python bot: builds `target` ("module:Class"), says it is ready (a
+    reply with id 0), then answers each act request of stdin with the bot's action or the
+    reason it has none (`fault`). The bot's prints go to stderr."""
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    module, _, name = target.partition(":")
+    try:
+        bot, broken = getattr(importlib.import_module(module), name)(), ""
+    except Exception as err:  # noqa: BLE001 - a bot that cannot be built forfeits its moves
+        bot, broken = None, f"crash: cannot build {target}: {err!r}"
+    print(json.dumps({"id": 0, "ready": True}), file=out)
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["type"] == "quit":
+            return
+        reply = {"fault": broken} if broken else _move(bot, request)
+        print(json.dumps({"id": request["id"], **reply}), file=out)
+
+
+def _move(bot, request: dict) -> dict:
+    """The reply of `bot` to an act request: its (legal) action, or the fault."""
+    legal = request["legal_actions"]
+    try:
+        return {"action": check_legal(bot.act(
+            np.asarray(request["observation"], request["dtype"]), list(legal)), legal)}
+    except BotFault as fault:
+        return {"fault": str(fault)}
+    except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
+        return {"fault": f"crash: {err!r}"}
 
 
 def check_legal(action, legal: list[int]) -> int:
@@ -144,3 +255,7 @@ def check_legal(action, legal: list[int]) -> int:
 
 def host_bot(spec: BotSpec) -> PythonBot | ExternalBot:
     return PythonBot(spec) if spec.kind == "python" else ExternalBot(spec)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])

@@ -1,4 +1,4 @@
-"""Python bots for the tournament tests: a good one and three that misbehave."""
+"""Python bots for the tournament tests: a good one and four that misbehave."""
 
 from __future__ import annotations
 
@@ -24,3 +24,9 @@ class Sleeper:
 class Illegal:
     def act(self, observation, legal_actions):
         return 999
+
+
+class Spinner:
+    def act(self, observation, legal_actions):
+        while True:
+            pass
