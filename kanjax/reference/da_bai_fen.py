@@ -10,8 +10,9 @@ seat (S+k) mod 4, the last six are the kitty, DBF-11).
 
 Decisions where the rules leave the implementer a choice (beyond the rules file's own):
 - While a deal is awaited the state already describes the next hand: its kind, starter,
-  declaring team and R where known, empty hands; the last ended hand's `outcome`, `P`, `hook`
-  and `kitty_bonus` stay readable until another hand ends. After the game's end the final
+  declaring team and R where known, empty hands; the last ended hand's `outcome`, `P`, `hook`,
+  `kitty_bonus`, `last_points`, `last_protected` and `last_kitty` stay readable until another
+  hand ends. After the game's end the final
   hand's state stays as it ended.
 - Exposure (DBF-12/13/43): after each of its draws, while nobody has exposed, a seat holding a
   card of the rank it may expose (R; in an open deal its own team's level, DBF-22) decides:
@@ -279,6 +280,9 @@ class DbfRef:
         self.P = -1  # the last scored hand's opponents' points (DBF-30)
         self.hook = False  # whether the last scored hand was hooked (V13)
         self.kitty_bonus = [0, 0]  # the last hand's DBF-29 bonus, by team
+        self.last_points = [0, 0]  # the last ended hand's trick points, by team
+        self.last_protected = 0  # ... its V9 protected points
+        self.last_kitty: list[int] = []  # ... and its kitty
         self.turn_done = True
         self._new_hand(FIRST_HAND, self.cfg.first_starter, -1)  # DBF-15, DBF-43
 
@@ -543,6 +547,8 @@ class DbfRef:
     def _end_hand(self, outcome: int, kind: int, starter: int, declaring: int) -> None:
         """DBF-36/37: the game ends, or the next hand is set up."""
         self.outcome = outcome
+        self.last_points, self.last_protected = list(self.points), self.protected
+        self.last_kitty = sorted(self.kitty)
         if outcome in (CLAIMED, NO_EXPOSER):
             self.P, self.hook, self.kitty_bonus = -1, False, [0, 0]
         self.hands_played += 1
@@ -637,6 +643,9 @@ class DbfRef:
             "P": self.P,
             "hook": self.hook,
             "kitty_bonus": list(self.kitty_bonus),
+            "last_points": list(self.last_points),
+            "last_protected": self.last_protected,
+            "last_kitty": list(self.last_kitty),
             "winner": self.winner,
         }
 
