@@ -523,3 +523,191 @@ def test_DBF_41_no_tie_on_last_trick_path():
                       last_winner_team=1,
                       config=ds.DbfConfig(tie_at_40=True, jilin_last_trick=True))
     assert (ref.outcome, ref.levels, ref.declaring) == (ds.NORMAL, [6, 7], 1)
+
+
+# ---- other rules, hand-checked ------------------------------------------------------------------
+def test_DBF_13_final_pass_in_seat_order():
+    """DBF-13: S=0; seat 0 draws 2S and seat 2 draws 2H as their last cards (2D 2C in the
+    kitty): each decides after that draw, then the final pass asks seat 0, then seat 2."""
+    order = deck_order(kitty="2D 2C 3S 4S 5S 6S")
+    for k, tok in ((44, "2S"), (46, "2H")):
+        i = order.index(C(tok))
+        order[i], order[k] = order[k], order[i]
+    ref = DbfRef()
+    ref.deal(order)
+    seen = []
+    while ref.phase in (ds.PHASE_DRAW, ds.PHASE_FINAL_PASS):
+        seen.append((ref.phase, ref.current_player, ref.drawn))
+        if seen[-1] == (ds.PHASE_FINAL_PASS, 2, 48):
+            ref.step(ds.EXPOSE + suit("H"))
+        else:
+            ref.step(ds.PASS)
+    assert seen == [(ds.PHASE_DRAW, 0, 45), (ds.PHASE_DRAW, 2, 47),
+                    (ds.PHASE_FINAL_PASS, 0, 48), (ds.PHASE_FINAL_PASS, 2, 48)]
+    assert (ref.leader, ref.declaring, ref.trump_suit, ref.turned) == (2, 0, suit("H"), 0)
+
+
+def test_DBF_43_no_decision_without_a_card_and_first_starter():
+    """DBF-43: with every 2 in the kitty nobody decides; `first_starter` = 3 is S and L."""
+    ref = DbfRef(ds.DbfConfig(first_starter=3))
+    ref.deal(deck_order(kitty="3S 2S 2H 2D 2C 4S"))
+    assert (ref.phase, ref.current_player, ref.starter, ref.leader) == (
+        ds.PHASE_DISCARD, 3, 3, 3)
+    assert (ref.turned, ref.trump_suit) == (2, suit("S"))
+
+
+def test_DBF_17_discard_six():
+    """DBF-17: L holds 18; six picks in any order, each a step of one turn; the six are the
+    kitty; L keeps 12; then the claims or the play."""
+    ref = DbfRef()
+    ref.deal(deck_order(kitty="3S 2S 2H 2D 2C 4S"))
+    hand = sorted(ref.hands[0])
+    assert len(hand) == 18 and ref.legal_actions() == [ds.PICK + c for c in hand]
+    discards = hand[-6:]
+    for i, c in enumerate(reversed(discards)):
+        ref.step(ds.PICK + c)
+        assert ref.turn_done == (i == 5)
+        if i < 5:
+            assert ref.current_player == 0 and ds.PICK + c not in ref.legal_actions()
+    assert ref.kitty == discards and len(ref.hands[0]) == 12 and ref.selection == set()
+    assert ref.location().count(ds.LOC_KITTY) == 6
+    assert ref.phase in (ds.PHASE_CLAIM, ds.PHASE_PLAY)
+
+
+@pytest.mark.parametrize("kitty,takes", [("3S 2S 2H 2D 2C 4S", True),
+                                         ("2S 3H 2H 2D 2C 4H", False)])
+def test_DBF_V11_changchun_kitty(kitty, takes):
+    """V11: T=S (2S turned first); 3S / 4S are plain spades: L takes the kitty; with no
+    spade but the 2 (rank R), he neither takes nor discards: the dealt six stay the kitty."""
+    ref = DbfRef(ds.DbfConfig(changchun_kitty=True))
+    ref.deal(deck_order(kitty=kitty))
+    assert ref.trump_suit == suit("S")
+    if takes:
+        assert ref.phase == ds.PHASE_DISCARD and len(ref.hands[0]) == 18
+    else:
+        assert ref.phase in (ds.PHASE_CLAIM, ds.PHASE_PLAY) and len(ref.hands[0]) == 12
+        assert ref.kitty == cards(kitty)  # in the dealt order
+
+
+def test_DBF_V10_shown_kitty_keeps_DBF_14_trump():
+    """V10: the kitty shown to all still fixes T by DBF-14, in kitty order (scenario 3)."""
+    ref = DbfRef(ds.DbfConfig(jilin_show_kitty=True, first_starter=1))
+    ref.deal(deck_order(kitty="9H KS BJ 2D QC 5S"))
+    pass_exposures(ref)
+    assert (ref.turned, ref.trump_suit) == (4, suit("D"))
+
+
+def test_DBF_26a_trump_lead_equal_tops_earlier_wins():
+    """DBF-26a/DBF-8: 6H led (a trump); 6S equal to it, AC lower, 6C higher: 6C wins; without
+    6C the leader keeps it against the equal 6S."""
+    ref = position({0: "6H 2H", 1: "6S 3H", 2: "AC 4H", 3: "6C 5H"})
+    play_trick(ref, "6H", "6S", "AC", "6C")
+    assert ref.winners == [3]
+    ref = position({0: "6H 2H", 1: "6S 3H", 2: "AC 4H", 3: "7H 5H"})
+    play_trick(ref, "6H", "6S", "AC", "7H")
+    assert ref.winners == [0]
+
+
+def test_DBF_V8_dun_exempt_from_validity_in_mask_mode():
+    """V8/DBF-40: a quad of 3s is a Dun, legal even where every card of it is beaten."""
+    ref = position({0: "3S 3H 3D 3C", 1: "AS AH AD 4C", 2: "KS KH KD 5C", 3: "QS QH QD 7C"},
+                   flags={"jilin_dun": True, "invalid_multilead": "mask"})
+    ref.step(ds.PICK + C("3S"))
+    assert ref.legal_actions() == [ds.PICK + c for c in cards("3H 3D 3C")] + [ds.PLAY]
+    for c in cards("3H 3D"):  # mixed suits: only a Dun can complete them
+        ref.step(ds.PICK + c)
+        assert ds.PLAY not in ref.legal_actions()
+    ref.step(ds.PICK + C("3C"))
+    assert ref.legal_actions() == [ds.PLAY]
+    ref.step(ds.PLAY)
+    assert ref.dun and ref.current_player == 1
+
+
+def test_DBF_V6_yuan_zhu_with_R_2_changes_nothing():
+    """V6: with R = 2 the 2s are the trump rank anyway: 18 trumps, the plain order."""
+    plain, yz = Ranking(0, suit("H")), Ranking(0, suit("H"), yuan_zhu=True)
+    assert all(plain.strength(c) == yz.strength(c) and plain.is_trump(c) == yz.is_trump(c)
+               for c in range(54))
+    assert sum(yz.is_trump(c) for c in range(54)) == 18
+
+
+def test_DBF_37_max_hands_draw_and_higher_level():
+    """DBF-37: the last allowed hand ends the game: equal levels draw (0 to all); else the
+    higher level wins."""
+    ref = finish_hand(levels=[6, 6], declaring=0, leader=0, points=(60, 40),
+                      last_winner_team=0, config=ds.DbfConfig(max_hands=1))
+    assert ref.terminal and ref.winner == -1 and ref.scores == [0, 0, 0, 0]
+    ref = finish_hand(levels=[6, 6], declaring=0, leader=0, points=(70, 30),
+                      last_winner_team=0, config=ds.DbfConfig(max_hands=1))
+    assert ref.terminal and ref.winner == 0 and ref.scores == [1, -1, 1, -1]
+
+
+def test_DBF_37_annulled_deals_count():
+    """DBF-37: a claim-annulled deal counts towards `max_hands`."""
+    ref = claim_game()
+    ref.cfg = ds.DbfConfig(max_hands=2)
+    ref.step(ds.CLAIM)
+    assert ref.terminal and ref.hands_played == 2 and ref.winner == 1  # levels 5 < 9
+
+
+# ---- the vocabulary, the config and bad input -------------------------------------------------
+def test_spec_cards_and_actions():
+    """§7 card ids, DBF-2 points, the action table and the bounds."""
+    assert [C(t) for t in ("2S", "AS", "2H", "AC", "BJ", "RJ")] == [0, 12, 13, 51, 52, 53]
+    assert sum(ds.CARD_POINTS) == 100 and ds.CARD_POINTS[C("KD")] == 10
+    assert ds.CARD_POINTS[C("5C")] == 5 and ds.CARD_POINTS[C("RJ")] == 0
+    assert ds.NUM_ACTIONS == len(ds.ACTION_NAMES) == 61
+    for name, a in [("pick AS", 12), ("play", 54), ("expose H", 56), ("pass", 59),
+                    ("claim", 60)]:
+        assert ds.action_id(name) == a and ds.action_name(a) == name
+    assert ds.MAX_HAND_STEPS == 122 and ds.max_game_steps(ds.DbfConfig(max_hands=3)) == 366
+    with pytest.raises(ValueError, match="unknown Da Bai Fen action"):
+        ds.action_id("bid")
+
+
+def test_config_jilin_preset_and_overrides():
+    """DBF-V7: the preset sets five flags and start_level 3; explicit flags win."""
+    cfg = ds.DbfConfig.from_flags(jilin=True)
+    assert (cfg.yuan_zhu, cfg.jilin_last_trick, cfg.jilin_dun, cfg.jilin_show_kitty,
+            cfg.jilin_hook, cfg.start_level) == (True, True, True, True, True, 3)
+    assert not cfg.dun_points_protected and not cfg.changchun_kitty
+    cfg = ds.DbfConfig.from_flags(jilin=True, start_level=2, jilin_hook=False)
+    assert cfg.start_level == 2 and not cfg.jilin_hook and cfg.yuan_zhu
+    assert ds.DbfConfig.from_flags() == ds.DbfConfig() and hash(cfg) == hash(
+        ds.DbfConfig.from_flags(jilin=True, start_level=2, jilin_hook=False))
+
+
+@pytest.mark.parametrize("flags,message", [
+    ({"n_rounds": 3}, "unknown config key 'n_rounds'.*valid keys: start_level"),
+    ({"target_level": "two"}, "target_level='two': must be of type int"),
+    ({"yuan_zhu": 1}, "yuan_zhu=1: must be of type bool"),
+    ({"jilin": "yes"}, "jilin='yes': must be of type bool"),
+    ({"start_level": 1}, "start_level=1: must be a level 2..14"),
+    ({"target_level": 15}, "target_level=15: must be a level 2..14"),
+    ({"start_level": 9, "target_level": 7}, "start_level=9 is above target_level=7"),
+    ({"jilin": True, "target_level": 2}, "start_level=3 is above target_level=2"),
+    ({"max_hands": 0}, "max_hands=0"),
+    ({"first_starter": 4}, "first_starter=4"),
+    ({"invalid_multilead": "forfeit"}, "invalid_multilead='forfeit'"),
+    ({"illegal_action_penalty": "x"}, "illegal_action_penalty='x'"),
+])
+def test_config_errors_name_the_flag(flags, message):
+    with pytest.raises(ValueError, match=message):
+        ds.DbfConfig.from_flags(**flags)
+
+
+def test_illegal_action_and_bad_deal_errors():
+    """step names the action and the legal ones; deal wants a permutation, when awaited."""
+    ref = DbfRef()
+    with pytest.raises(ValueError, match=r"illegal action 54 \(play\).*a deal is awaited"):
+        ref.step(ds.PLAY)
+    with pytest.raises(ValueError, match="permutation"):
+        ref.deal(list(range(53)) + [0])
+    ref.deal(deck_order(kitty="3S 2S 2H 2D 2C 4S"))
+    with pytest.raises(ValueError, match="no deal is awaited"):
+        ref.deal(list(range(54)))
+    with pytest.raises(ValueError, match=r"illegal action 60 \(claim\) for seat 0; legal: "
+                                         r"pick 2S, pick 3S, "):
+        ref.step(ds.CLAIM)
+    with pytest.raises(ValueError, match=r"illegal action 99 \(not an action id\)"):
+        ref.step(99)
