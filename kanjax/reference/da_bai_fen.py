@@ -292,8 +292,10 @@ class DbfRef:
         self.kind, self.starter, self.declaring = kind, starter, declaring
         if kind == FIRST_HAND:
             self.trump_level = self.cfg.start_level
-        else:
-            self.trump_level = self.levels[declaring] if kind == LATER_HAND else -1
+        elif kind == LATER_HAND:
+            self.trump_level = self.levels[declaring]
+        else:  # an open deal: R comes with the exposure (DBF-22)
+            self.trump_level = -1
         self.leader = starter if kind == LATER_HAND else -1
         self.trump_suit = -1
         self.exposer = self.exposed = -1
@@ -329,7 +331,8 @@ class DbfRef:
         self._continue_draw()
 
     # ---- the draw and exposures (DBF-11..16, DBF-22, DBF-43) -------------------------------
-    def _ranking(self) -> Ranking:
+    def ranking(self) -> Ranking:
+        """The card order of the current hand (once R and T are fixed)."""
         return Ranking(level_rank(self.trump_level), self.trump_suit, self.cfg.yuan_zhu)
 
     def _exposable_suits(self, seat: int) -> list[int]:
@@ -363,9 +366,9 @@ class DbfRef:
         level = self.levels[team_of(seat)] if self.kind == OPEN_DEAL else self.trump_level
         self.exposer, self.exposed = seat, card_id(suit, level_rank(level))
         self.trump_suit = suit
-        if self.kind == OPEN_DEAL:  # DBF-22
-            self.declaring, self.trump_level = team_of(seat), level
-        if self.kind != LATER_HAND:  # DBF-15, DBF-22
+        if self.kind == OPEN_DEAL:  # DBF-22: R is the exposer's team's level
+            self.trump_level = level
+        if self.kind != LATER_HAND:  # DBF-15, DBF-22: the exposer leads, his team declares
             self.leader, self.declaring = seat, team_of(seat)
 
     def _after_draw(self) -> None:
@@ -413,7 +416,7 @@ class DbfRef:
 
     def _next_claim(self) -> None:
         """Seats L..L+3 in turn; only a seat without trumps decides (DBF-43)."""
-        ranking = self._ranking()
+        ranking = self.ranking()
         while self.claim_index < NUM_PLAYERS:
             seat = (self.leader + self.claim_index) % NUM_PLAYERS
             self.claim_index += 1
@@ -438,7 +441,7 @@ class DbfRef:
         """DBF-21/23/24, V8: may `cards` be led as they are?"""
         if len(cards) == 1 or self._is_dun(cards):
             return True
-        ranking = self._ranking()
+        ranking = self.ranking()
         if not same_eff_suit(cards, ranking):
             return False
         return (self.cfg.invalid_multilead == "penalty"
@@ -457,7 +460,7 @@ class DbfRef:
             picks = [PICK + c for c in sorted(hand - sel) if self._lead_fits(sel | {c})]
             return picks + ([PLAY] if sel and self._whole_lead(sel) else [])
         lead = self.trick[0][1]
-        ranking = self._ranking()
+        ranking = self.ranking()
         return [PICK + c for c in sorted(hand - sel)
                 if follow_fits(sel | {c}, hand, lead, ranking, self.dun)]
 
@@ -467,7 +470,7 @@ class DbfRef:
         seat, cards = self.to_act, frozenset(self.selection)
         leading = not self.trick
         invalid = (leading and len(cards) > 1 and not self._is_dun(cards)
-                   and not valid_multilead(cards, self._others(seat), self._ranking()))
+                   and not valid_multilead(cards, self._others(seat), self.ranking()))
         self.hands[seat] -= cards
         self.trick.append((seat, cards))
         self.selection = set()
@@ -482,7 +485,7 @@ class DbfRef:
 
     def _finish_trick(self) -> None:
         """DBF-26/28, V9; the winner leads next (DBF-20) or the hand is scored."""
-        ranking = self._ranking()
+        ranking = self.ranking()
         plays = [cards for _, cards in self.trick]
         best, won_by = trick_winner(plays, ranking, self.dun)
         winner = self.trick[best][0]

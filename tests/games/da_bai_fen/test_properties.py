@@ -64,7 +64,7 @@ class Policy:
         if ph == ds.PHASE_DISCARD:
             quads = set().union(*quads_in(ref.hands[ref.current_player]))
             keep = [a for a in legal if a - ds.PICK not in quads] or legal  # Duns to lead
-            trumps = [a for a in keep if ref._ranking().is_trump(a - ds.PICK)]
+            trumps = [a for a in keep if ref.ranking().is_trump(a - ds.PICK)]
             return rng.choice(trumps if trumps and self.void_trumps else keep)
         if ref.trick:  # a follow: any completable pick
             return rng.choice(legal)
@@ -84,7 +84,7 @@ class Policy:
         if ds.PLAY in legal and (len(ref.selection) >= self.size or not picks):
             return ds.PLAY
         if rng.random() < 0.7:  # the strongest: masters make valid multi-leads
-            return max(picks, key=lambda a: ref._ranking().strength(a - ds.PICK))
+            return max(picks, key=lambda a: ref.ranking().strength(a - ds.PICK))
         return rng.choice(picks)
 
 
@@ -205,7 +205,7 @@ def test_rare_branches_fire():
 # ---- the mask against the rules' definitions (docs/turns.md: only completable selections) ----
 def brute_leads(ref: DbfRef) -> set[frozenset[int]]:
     """DBF-21/23/24, V8 by enumeration."""
-    rk, seat = ref._ranking(), ref.current_player
+    rk, seat = ref.ranking(), ref.current_player
     hand = sorted(ref.hands[seat])
     others = [c for p in range(4) if p != seat for c in ref.hands[p]]
     leads = set()
@@ -221,7 +221,7 @@ def brute_leads(ref: DbfRef) -> set[frozenset[int]]:
 
 def brute_follows(ref: DbfRef) -> set[frozenset[int]]:
     """DBF-25, V8 by enumeration."""
-    rk, lead = ref._ranking(), ref.trick[0][1]
+    rk, lead = ref.ranking(), ref.trick[0][1]
     hand = sorted(ref.hands[ref.current_player])
     if ref.dun and quads_in(hand):
         return set(quads_in(hand))
@@ -251,7 +251,7 @@ def test_mask_allows_exactly_the_whole_plays(seed, flags):
     leads = whole_plays(ref)
     assert leads == brute_leads(ref)
     valid = [lead for lead in leads if len(lead) == 1 or is_quad(lead)
-             or valid_multilead(lead, set().union(*ref.hands[1:]), ref._ranking())]
+             or valid_multilead(lead, set().union(*ref.hands[1:]), ref.ranking())]
     lead = rng.choice(sorted(valid, key=sorted))
     for c in sorted(lead):
         ref.step(ds.PICK + c)
