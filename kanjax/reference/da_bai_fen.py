@@ -612,7 +612,23 @@ class DbfRef:
         return loc
 
     def facts(self) -> dict:
-        """What a differential test compares, as plain ints, bools and lists."""
+        """What a differential test compares, as plain ints, bools and lists (-1: not known
+        yet, or none):
+
+        phase (PHASE_*), current_player, legal_actions (sorted ids), terminal, scores (match
+        rewards so far), turn_done; hand_no (1-based, the awaited hand's while a deal is
+        awaited), hands_played (ended deals, annulled ones included), hand_kind (FIRST_HAND /
+        LATER_HAND / OPEN_DEAL), levels (by team), declaring (team), trump_level (R as a
+        level), trump_suit (T), starter (S), leader (L), exposer, exposed (card), drawn (cards
+        drawn, 0..48), turned (kitty cards turned by DBF-14), location (per card: seat 0..3,
+        LOC_KITTY, LOC_TRICK, LOC_WON + team, LOC_DECK), selection (the mover's picks), trick
+        ([seat, sorted cards] per play of the current trick), trick_leader, dun (the current
+        trick is a Dun), trick_winners (this hand's, in order), points (trick points by team),
+        protected (V9); of the last ended hand: outcome (NORMAL / PENALTY / CLAIMED /
+        NO_EXPOSER / TIE, NO_OUTCOME before the first), P (-1 when annulled), hook,
+        kitty_bonus (by team), last_points, last_protected, last_kitty; winner (the winning
+        team at the end, -1 on a draw or while the game runs).
+        """
         return {
             "phase": self.phase,
             "current_player": self.current_player,

@@ -711,3 +711,38 @@ def test_illegal_action_and_bad_deal_errors():
         ref.step(ds.CLAIM)
     with pytest.raises(ValueError, match=r"illegal action 99 \(not an action id\)"):
         ref.step(99)
+
+
+def test_DBF_19_leader_may_claim():
+    """DBF-19: L (seat 0) discards his six trumps and, holding none, claims first: the next
+    deal is open from L+2."""
+    hands = {0: "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+             1: "5S 6S 7S 8S 9S TS JS QS KS AS BJ RJ",
+             2: "3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+             3: "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC"}
+    ref = DbfRef()
+    ref.deal(order_from_hands(hands, "3S 2S 2H 2D 2C 4S", starter=0))
+    assert (ref.phase, ref.trump_suit, ref.turned) == (ds.PHASE_DISCARD, suit("S"), 2)
+    for c in cards("3S 2S 2H 2D 2C 4S"):
+        ref.step(ds.PICK + c)
+    assert (ref.phase, ref.current_player) == (ds.PHASE_CLAIM, 0)
+    ref.step(ds.CLAIM)
+    assert (ref.outcome, ref.kind, ref.starter, ref.levels) == (
+        ds.CLAIMED, ds.OPEN_DEAL, 2, [2, 2])
+
+
+def test_facts_name_the_state():
+    """facts(): the keys its docstring lists, in plain Python types, at a claim decision."""
+    ref = claim_game()
+    f = ref.facts()
+    assert (f["phase"], f["current_player"], f["legal_actions"]) == (
+        ds.PHASE_CLAIM, 2, [ds.PASS, ds.CLAIM])
+    assert (f["hand_no"], f["hands_played"], f["hand_kind"], f["levels"]) == (
+        2, 1, ds.LATER_HAND, [5, 9])
+    assert (f["declaring"], f["trump_level"], f["trump_suit"], f["starter"], f["leader"]) == (
+        1, 9, suit("S"), 1, 1)
+    assert (f["drawn"], f["turned"], f["exposer"], f["kitty"]) == (
+        48, 1, -1, sorted(cards("2D 3D 4D 5D 6D 7S")))
+    assert f["location"].count(ds.LOC_KITTY) == 6 and f["location"].count(2) == 12
+    assert (f["outcome"], f["P"], f["winner"], f["scores"]) == (ds.NORMAL, 40, -1, [0] * 4)
+    assert all(type(v) in (int, bool, list) for v in f.values())
