@@ -491,19 +491,21 @@ def test_DBF_V8_dun():
     assert ref.winners == [1] and ref.points == [0, 15]  # 5S + TC
 
 
-def test_DBF_40_V9_trump_quad_is_a_dun_and_protects_points():
+@pytest.mark.parametrize("L,points,protected", [(1, [10, 0], 60), (0, [70, 0], 0)])
+def test_DBF_40_V9_trump_quad_is_a_dun_and_protects_points(L, points, protected):
     """DBF-40: four 5s (R=5, all trumps) follow a Dun as a quad and win it (V8: R's quad is
-    the highest). V9: team 1 declares and leads a K-quad; the opponents (team 0) win the Dun
-    trick, so the quads of K and 5 (60 points) count for nobody; TS counts for them."""
+    the highest). V9: seat 1 leads a K-quad and seat 2's 5-quad wins; when team 1 declares
+    (L=1), the winners are opponents and the quads of K and 5 (60 points) count for nobody,
+    TS for them; when team 0 declares (L=0), all 70 are theirs."""
     hands = {1: "KS KH KD KC", 2: "5S 5H 5D 5C", 3: "2S 3S 4S 6S", 0: "7S 8S 9S TS"}
-    ref = position(hands, R=5, T="H", L=1, levels=(5, 5), flags={
+    ref = position(hands, R=5, T="H", L=L, to_lead=1, levels=(5, 5), flags={
         "jilin_dun": True, "dun_points_protected": True})
     play(ref, 1, "KS KH KD KC")
     assert whole_plays(ref) == combos(["5S 5H 5D 5C"])
     play(ref, 2, "5S 5H 5D 5C")
     play(ref, 3, "2S 3S 4S 6S")
     play(ref, 0, "7S 8S 9S TS")
-    assert ref.last_points == [10, 0] and ref.last_protected == 60
+    assert ref.last_points == points and ref.last_protected == protected
 
 
 @pytest.mark.parametrize("tie,outcome,kind,declaring", [
