@@ -61,18 +61,30 @@ class RunResult:
 
 
 class Progress:
-    """The run's progress on stderr: what it is doing while nothing is stored (Ray's
-    start-up, compiling), then a tqdm bar of games stored of all. Its games/s and ETA count
-    from the moment every worker has returned its first chunk, which includes the compile: a
-    rate over that time was about 4x too slow (tqdm averages it in for many updates)."""
+    """The run's progress on stderr. While no chunk has come back from every worker, a line
+    says what is being done (starting Ray, compiling and playing the first chunks) with a
+    ticking clock; then a tqdm bar of games stored of all, whose games/s and ETA count from
+    that moment: each worker's first chunk includes its compile, and a rate over that time
+    made the first ETA several times too high (tqdm averages it in for many updates)."""
 
     def __init__(self, total: int, done: int, file=None) -> None:
-        self.bar = tqdm(total=total, initial=done, unit="game", smoothing=0.1,
-                        dynamic_ncols=True, file=file or sys.stderr)
+        self.total, self.file = total, file or sys.stderr
         self.warmup = 0
+        self.bar = self._bar(done, bar_format="{desc}: {n}/{total} games stored [{elapsed}]",
+                             leave=False)
+        self.ticking = threading.Event()
+        threading.Thread(target=self._tick, args=(self.bar,), daemon=True).start()
+
+    def _bar(self, done: int, **kwargs) -> tqdm:
+        return tqdm(total=self.total, initial=done, unit="game", smoothing=0.1,
+                    dynamic_ncols=True, file=self.file, **kwargs)
+
+    def _tick(self, bar: tqdm) -> None:
+        while not self.ticking.wait(1.0):
+            bar.refresh()
 
     def phase(self, what: str, warmup: int = 0) -> None:
-        """Say what is being done; the rate will start after `warmup` more chunks."""
+        """Say what is being done; the bar starts after `warmup` chunks."""
         self.bar.set_description_str(what)
         self.warmup = warmup
 
@@ -80,14 +92,13 @@ class Progress:
         self.bar.update(games)
         if self.warmup:
             self.warmup -= 1
-            if not self.warmup:  # restart the clock, keeping the count
-                done = self.bar.n
-                self.bar.set_description_str("", refresh=False)
-                self.bar.reset()
-                self.bar.n = self.bar.last_print_n = self.bar.initial = done
-                self.bar.refresh()
+            if not self.warmup:
+                self.ticking.set()
+                self.bar.close()
+                self.bar = self._bar(self.bar.n)
 
     def close(self) -> None:
+        self.ticking.set()
         self.bar.close()
 
 

@@ -172,19 +172,19 @@ def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_the_rate_counts_from_the_first_chunks_after_the_compile():
-    """Issue 12: the first ETA was about 4x too high, the compile (inside each worker's
-    first chunk) counted as playing time."""
+def test_the_rate_counts_from_the_first_chunks_after_the_compile(monkeypatch):
+    """Issue 22 item 12: the first ETA was about 4x too high, the compile (inside each
+    worker's first chunk) counted as playing time."""
     now = [0.0]
+    monkeypatch.setattr("tqdm.std.time", lambda: now[0])  # tqdm's clock
     shown = Progress(100, 10, file=io.StringIO())
-    shown.bar._time = lambda: now[0]
-    shown.bar.start_t = shown.bar.last_print_t = 0.0
     shown.phase("compiling", warmup=2)  # two workers compile 28 s, then play 2 s a chunk
     for t in (30.0, 30.5, 31.5, 32.5, 33.5):
         now[0] = t
         shown.update(10)
+    assert shown.bar.n == 60
     assert shown.bar.format_dict["rate"] == pytest.approx(10.0)  # games/s, compile left out
-    assert shown.bar.desc == "" and shown.bar.n == 60
+    shown.close()
 
 
 def test_stored_games_replay(local_run):
