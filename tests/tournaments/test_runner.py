@@ -5,6 +5,7 @@ failing before anything is written (issues 4 and 22)."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import signal
@@ -23,7 +24,7 @@ from tournaments.cli import UNFINISHED
 from tournaments.config import parse_config
 from tournaments.plan import pairings, plan_games, seatings
 from tournaments.report import format_report, report
-from tournaments.runner import LocalExecutor, Progress, RayExecutor, run_tournament
+from tournaments.runner import ChunkFailed, LocalExecutor, Progress, RayExecutor, run_tournament
 from tournaments.storage import StoreError, chunk_file
 
 CONFIG = """\
@@ -99,16 +100,16 @@ def rows(out, table):
 
 
 class StopAfter(LocalExecutor):
-    """A run interrupted (Ctrl-C) after `n` chunks."""
+    """A run stopped after `n` chunks by `error` (default: Ctrl-C)."""
 
-    def __init__(self, cfg, n: int) -> None:
+    def __init__(self, cfg, n: int, error: BaseException | None = None) -> None:
         super().__init__(cfg)
-        self.n = n
+        self.n, self.error = n, error or KeyboardInterrupt()
 
     def run(self, work):
         for i, item in enumerate(super().run(work)):
             if i == self.n:
-                raise KeyboardInterrupt
+                raise self.error
             yield item
 
 
@@ -139,6 +140,19 @@ def test_a_resume_with_another_chunk_size_stores_every_game_once(local_run, tmp_
     assert sorted(ids) == list(range(24))  # every planned game exactly once
     for table in ("games", "seats", "deals"):  # as the uninterrupted run stored them
         assert rows(out, table) == rows(full.output, table)
+
+
+def test_a_chunk_that_keeps_failing_stops_the_run_keeping_the_games_stored(tmp_path):
+    """Issue 22 item 9: it ended the run with a traceback, the manifest not updated."""
+    cfg = config(str(tmp_path / "out"))
+    failed = ChunkFailed("the chunk from game 4 failed 3 times: boom")
+    result = run_tournament(cfg, progress=False, executor=StopAfter(cfg, 1, failed))
+    assert (result.finished, result.interrupted, result.games) == (False, False, 4)
+    assert result.failure == str(failed) == manifest(cfg.output)["failure"]
+
+
+def manifest(out):
+    return json.loads(open(os.path.join(out, "manifest.json")).read())
 
 
 def test_more_deals_extend_a_tournament_and_another_config_is_refused(local_run, tmp_path):
