@@ -213,11 +213,12 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     t0 = time.perf_counter()
     run, stored_games, interrupted, failure = 0, len(stored), False, ""
     shown = Progress(len(games), stored_games) if progress else None
+    use_ray = not (local or executor or not chunks)  # no Ray to start for no work
     if shown:
-        shown.phase("starting" if local or executor else "starting Ray")
+        shown.phase("starting Ray" if use_ray else "starting")
     if executor is None:
-        executor = LocalExecutor(cfg) if local else RayExecutor(cfg, actors)
-    if shown:
+        executor = RayExecutor(cfg, actors) if use_ray else LocalExecutor(cfg)
+    if shown and chunks:
         shown.phase("compiling, playing the first chunks",
                     min(len(chunks), getattr(executor, "workers", 1)))
     try:

@@ -20,6 +20,7 @@ import pytest
 
 from kanjax import records
 from kanjax.cli import main
+from tournaments import runner
 from tournaments.cli import UNFINISHED
 from tournaments.config import parse_config
 from tournaments.plan import pairings, plan_games, seatings
@@ -155,7 +156,8 @@ def manifest(out):
     return json.loads(open(os.path.join(out, "manifest.json")).read())
 
 
-def test_more_deals_extend_a_tournament_and_another_config_is_refused(local_run, tmp_path):
+def test_more_deals_extend_a_tournament_and_another_config_is_refused(local_run, tmp_path,
+                                                                      monkeypatch):
     """Issue 22 item 1: raising deals plays only the new deal seeds, keeping the old rows;
     a config that changes the games is refused, naming what differs."""
     full, _ = local_run
@@ -163,6 +165,8 @@ def test_more_deals_extend_a_tournament_and_another_config_is_refused(local_run,
     shutil.copytree(full.output, out)
     more = run_tournament(config(out, deals=6), local=True, progress=False)
     assert (more.stored_before, more.games, more.chunks_run) == (24, 36, 3)
+    monkeypatch.setattr(runner, "RayExecutor", None)  # nothing left to play: no Ray started
+    assert run_tournament(config(out, deals=6), progress=False).finished
     assert sorted(stored(out)["game_id"].to_pylist()) == list(range(36))
     assert [r for r in rows(out, "games") if r["game_id"] < 24] == rows(full.output, "games")
     with pytest.raises(StoreError, match="can grow, not shrink"):
