@@ -61,11 +61,12 @@ class RunResult:
 
 
 class Progress:
-    """The run's progress on stderr. While no chunk has come back from every worker, a line
-    says what is being done (starting Ray, compiling and playing the first chunks) with a
-    ticking clock; then a tqdm bar of games stored of all, whose games/s and ETA count from
-    that moment: each worker's first chunk includes its compile, and a rate over that time
-    made the first ETA several times too high (tqdm averages it in for many updates)."""
+    """The run's progress on stderr. Until every worker has returned a chunk, a line says
+    what is being done (starting Ray, compiling and playing the first chunks), its clock
+    ticking on a terminal; then a tqdm bar of games stored of all, whose games/s and ETA
+    count from that moment: a worker's first chunk includes its compile, and a rate over
+    that time made the first ETA several times too high (tqdm averages it in for many
+    updates)."""
 
     def __init__(self, total: int, done: int, file=None) -> None:
         self.total, self.file = total, file or sys.stderr
@@ -73,7 +74,8 @@ class Progress:
         self.bar = self._bar(done, bar_format="{desc}: {n}/{total} games stored [{elapsed}]",
                              leave=False)
         self.ticking = threading.Event()
-        threading.Thread(target=self._tick, args=(self.bar,), daemon=True).start()
+        if self.file.isatty():  # a log file gets no line a second
+            threading.Thread(target=self._tick, args=(self.bar,), daemon=True).start()
 
     def _bar(self, done: int, **kwargs) -> tqdm:
         return tqdm(total=self.total, initial=done, unit="game", smoothing=0.1,
