@@ -218,12 +218,12 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     use_ray = not (local or executor or not chunks)  # no Ray to start for no work
     if shown:
         shown.phase("starting Ray" if use_ray else "starting")
-    if executor is None:
-        executor = RayExecutor(cfg, actors) if use_ray else LocalExecutor(cfg)
-    if shown and chunks:
-        shown.phase("compiling, playing the first chunks",
-                    min(len(chunks), getattr(executor, "workers", 1)))
     try:
+        if executor is None:
+            executor = RayExecutor(cfg, actors) if use_ray else LocalExecutor(cfg)
+        if shown and chunks:
+            shown.phase("compiling, playing the first chunks",
+                        min(len(chunks), getattr(executor, "workers", 1)))
         with _stop_on_sigint() as stop:
             for first, rows in executor.run((c[0].game_id, c) for c in chunks
                                             if not (verdict and verdict["verdict"] != "continue")
@@ -244,7 +244,8 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     except ChunkFailed as err:
         failure = str(err)
     finally:
-        executor.close()
+        if executor is not None:
+            executor.close()
         if shown:
             shown.close()
     seconds = time.perf_counter() - t0
