@@ -69,7 +69,8 @@ class Store:
             raise StoreError(
                 f"output folder {self.root} holds {len(stored)} games of another tournament "
                 f"(config hash {old.get('config_hash')}, this one {self.config_hash}): "
-                + ("; ".join(diff) if diff else "written by another kanjax version")
+                + ("the folder's -> this config's " + "; ".join(diff) if diff
+                   else "written by another kanjax version")
                 + ". Choose another --output, or delete the folder")
         return stored
 
