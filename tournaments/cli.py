@@ -1,5 +1,9 @@
 """`kanjax tournament run CONFIG` and `kanjax tournament report DIR` (registered with the
-`kanjax` command through the `kanjax.commands` entry point, so kanjax never imports this)."""
+`kanjax` command through the `kanjax.commands` entry point, so kanjax never imports this).
+
+`tournament run` exits 0 when the tournament is finished (every planned game stored, or the
+A/B test decided), 2 on bad input (config, output folder), and `UNFINISHED` (3) when it
+stopped before (Ctrl-C, a chunk that kept failing): the same command resumes it."""
 
 from __future__ import annotations
 
@@ -7,6 +11,9 @@ import argparse
 import dataclasses
 import json
 import os
+import sys
+
+UNFINISHED = 3  # the exit status of a run that stopped before its tournament was finished
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,7 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tournament", help="bot-vs-bot tournaments (run, report)")
     tsub = p.add_subparsers(dest="tournament_command", required=True)
 
-    r = tsub.add_parser("run", help="play (or resume) the tournament of a TOML config")
+    r = tsub.add_parser("run", help="play (or resume) the tournament of a TOML config",
+                        epilog=f"exit status: 0 finished, 2 bad input, {UNFINISHED} not "
+                               "finished (interrupted, or a chunk kept failing): the same "
+                               "command resumes")
     r.add_argument("config", help="a TOML config (see configs/)")
     r.add_argument("--output", help="the results folder (default: the config's output)")
     r.add_argument("--address", help="a Ray cluster to join (default: RAY_ADDRESS, or the "
@@ -44,13 +54,17 @@ def _run(args) -> None:
     address = args.address or os.environ.get("RAY_ADDRESS") or cfg.ray_address
     cfg = dataclasses.replace(cfg, output=args.output or cfg.output, ray_address=address)
     result = run_tournament(cfg, local=args.local, actors=args.actors)
-    state = "interrupted; run the same command to resume" if result.interrupted else "done"
-    print(f"{cfg.output}: {result.games} games stored ({result.chunks_run} chunks run now, "
-          f"{result.chunks_skipped} already stored, {result.chunks_total} in all) in "
+    state = ("done" if result.finished else
+             f"{'interrupted' if result.interrupted else result.failure or 'unfinished'}; "
+             "run the same command to resume")
+    print(f"{cfg.output}: {result.games} of {result.planned} games stored "
+          f"({result.games - result.stored_before} now in {result.chunks_run} chunks) in "
           f"{result.seconds:.1f} s: {state}")
     if result.stopped_by_sprt:
         print(f"SPRT decided {result.stopped_by_sprt['verdict']}: the run stopped early")
-    if args.report and not result.interrupted:
+    if not result.finished:
+        sys.exit(UNFINISHED)
+    if args.report:
         _print_report(cfg.output, as_json=False)
 
 

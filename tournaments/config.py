@@ -3,9 +3,10 @@
     [tournament]                # (configs/quickstart.toml is a complete example)
     game = "..."                # a `kanjax.games()` name
     format = "duplicate"        # duplicate | round_robin | gauntlet | ab
-    deals = 64                  # deal seeds (duplicate groups)
+    deals = 64                  # deal seeds; raised later, a rerun plays only the new ones
     seed = 0
-    chunk_size = 32             # games per work unit (one jitted, vmapped call)
+    chunk_size = 32             # games per work unit (one jitted, vmapped call); any
+                                # chunk size resumes a folder
     output = "results/quickstart"
     ray_address = ""            # "" = a local Ray started for the run
 
@@ -29,7 +30,8 @@
     [gauntlet]                  # only for format = "gauntlet"
     champion = "heuristic"
 
-A bad config raises `ConfigError` naming the file, the line and the key.
+A bad config raises `ConfigError` naming the file, the line and the key, before anything is
+written (a bot kind that cannot play the game, or more bots than a duplicate table seats).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
+RUN_ONLY = ("output", "ray_address", "chunk_size", "deals")  # not in the config hash
 
 
 class ConfigError(ValueError):
@@ -101,14 +104,23 @@ class TournamentConfig:
         """The game engine's `version` (`kanjax.api.Env.version`)."""
         return kanjax.make(self.game, **self.flags).version
 
-    def config_hash(self) -> str:
-        """A short hash of everything that decides the games (not where they are written),
-        the engine version included: a resumed run never mixes two engine versions."""
+    def identity(self) -> dict[str, Any]:
+        """Everything that decides a game's result, the engine version included; not
+        `RUN_ONLY` (where, how and how many deals: a run may change those and resume)."""
         d = self.to_dict()
-        for k in ("output", "ray_address", "chunk_size"):
+        for k in RUN_ONLY:
             d.pop(k)
+        bots = d.pop("bots")
+        d["bot_order"] = [b["name"] for b in bots]  # bot indices seat the planned games
+        d["bots"] = {b.pop("name"): b for b in bots}
         d["engine_version"] = self.engine_version()
-        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+        return d
+
+    def config_hash(self) -> str:
+        """A short hash of `identity`: a results folder holds the games of one identity (so
+        never of two engine versions); raising `deals` extends it."""
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()
+                              ).hexdigest()[:16]
 
 
 class _Where:
@@ -187,6 +199,11 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
         if problem:
             raise where.error(problem, f"bots.{b.name}", "kind")
     names = [b.name for b in bots]
+    if fmt == "duplicate" and len(bots) > env.num_players:
+        raise where.error(
+            f"{len(bots)} bots cannot share a {env.num_players}-player table: format "
+            "\"duplicate\" seats every bot in each game; use fewer bots, or format "
+            "\"round_robin\" or \"gauntlet\"", f"bots.{names[env.num_players]}")
     ab = dict(raw.get("ab", {}))
     if fmt == "ab":
         ab = _parse_ab(where, ab, names)

@@ -97,6 +97,33 @@ def _forfeits(games: pa.Table) -> dict[str, int]:
     return dict(Counter(b[p] for b, p in zip(bots, forfeit[rows], strict=True)))
 
 
+def completeness(manifest: dict, games: pa.Table) -> dict:
+    """Games stored of planned (the manifest's `planned`; None for an older folder), whether
+    the run is finished (all stored, or the A/B test decided), and the duplicate groups of
+    which only some games are stored (their comparisons are unbalanced)."""
+    planned = manifest.get("planned") or {}
+    stored = games.num_rows
+    _, per_group = np.unique(games.column("group").to_numpy(), return_counts=True)
+    size = planned.get("games_per_group") or (per_group.max() if stored else 0)
+    decided = (manifest.get("sprt") or {}).get("verdict") in ("H0", "H1")
+    return {"stored": stored, "planned": planned.get("games"),
+            "finished": decided or stored == planned.get("games", stored),
+            "partial_groups": int(np.sum(per_group < size))}
+
+
+def format_completeness(c: dict) -> list[str]:
+    """The report's first lines: games stored of planned, and warnings."""
+    of = f" of {c['planned']} planned" if c["planned"] is not None else ""
+    lines = [f"{c['stored']} games stored{of}"]
+    if not c["finished"]:
+        lines.append("WARNING: incomplete tournament: run `kanjax tournament run` with its "
+                     "config again to finish it")
+    if c["partial_groups"]:
+        lines.append(f"WARNING: {c['partial_groups']} duplicate groups partly stored (not all "
+                     "their games): their comparisons are not balanced")
+    return lines
+
+
 def _clean(x: Any) -> Any:
     """JSON-safe: numpy scalars to Python, NaN and infinities to None."""
     if isinstance(x, dict):
@@ -125,6 +152,7 @@ def report(dir: str | Path) -> dict:
     ab = _ab_settings(manifest)
     result = _clean({
         "dir": str(root),
+        "completeness": completeness(manifest, games),
         "roles": roles,
         "games": len(np.unique(seats.column("game_id").to_numpy())),
         "groups": len(np.unique(seats.column("group").to_numpy())),
@@ -228,4 +256,4 @@ def format_report(result: dict) -> str:
             lines.append(f"SPRT {s['candidate']} vs {s['baseline']} (H0 mu={s['mu0']:g}, "
                          f"H1 mu={s['mu1']:g}): {s['verdict']}, llr {llr} in "
                          f"({s['lower']:.2f}, {s['upper']:.2f}) after {s['n']} groups")
-    return "\n".join(lines)
+    return "\n".join(format_completeness(result["completeness"]) + lines)

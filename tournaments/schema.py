@@ -9,7 +9,7 @@ table is four common columns and the game's own (`Env.deal_columns`, listed in t
     game_id int64        unique in the tournament: group * rotations + rotation
     group int64          duplicate group: the games that share one deal seed
     rotation int32       which seat rotation of the group's seating this game is
-    chunk int32          the work unit that played it
+    chunk int32          the work unit that played it (its first game id)
     seed int64           the deal seed (the same for every game of a group)
     config_hash string   hash of the tournament config (game, flags, bots, format, engine
                          version)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 from tournaments.config import ConfigError, load_config, parse_config
 from tournaments.schema import deals_schema, tables
-from tournaments.storage import Store, StoreError
+from tournaments.storage import Store, StoreError, chunk_file
 
 SCHEMAS = tables([("dealer", "int8"), ("outcome", "string")])
 GOOD = """\
@@ -41,6 +42,29 @@ def test_good_config_parses_with_defaults():
                                                              ("heuristic", "heuristic", "2")]
     assert c.config_hash() == parse_config(GOOD.replace('"out"', '"elsewhere"')).config_hash()
     assert c.config_hash() != parse_config(GOOD.replace("seed = 3", "seed = 4")).config_hash()
+
+
+def test_the_config_hash_leaves_out_what_a_run_may_change():
+    """Issue 22 item 1: any chunk size resumes a folder and more deals extend it; what
+    decides a game's result (here a bot's version, the bots' order) is in the hash."""
+    c = parse_config(GOOD)
+    for old, new in (("deals = 8", "deals = 16"), ("chunk_size = 4", "chunk_size = 7")):
+        assert parse_config(GOOD.replace(old, new)).config_hash() == c.config_hash()
+    assert parse_config(GOOD.replace('"2"', '"3"')).config_hash() != c.config_hash()
+    swapped = GOOD.replace("[bots.random]", "[bots.x]").replace("[bots.heuristic]",
+                                                                 "[bots.random]")
+    assert c.identity()["bot_order"] == ["random", "heuristic"]
+    assert parse_config(swapped.replace("[bots.x]", "[bots.heuristic]")).config_hash() \
+        != c.config_hash()
+
+
+def test_more_bots_than_a_duplicate_table_seats_is_a_config_error():
+    """Issue 22 item 7: it named no file or line, and came after the output was written."""
+    six = GOOD + "".join(f'\n[bots.r{i}]\nkind = "random"\n' for i in range(4))
+    with pytest.raises(ConfigError, match=r"t.toml:28: \[bots.r3\]: 6 bots cannot share a "
+                                          r"5-player table"):
+        parse_config(six, "t.toml")
+    assert len(parse_config(six.replace('"duplicate"', '"round_robin"')).bots) == 6
 
 
 @pytest.mark.parametrize("old,new,message", [
@@ -107,30 +131,37 @@ def _tables(chunk: int, games: int = 2) -> dict[str, pa.Table]:
     return {k: pa.Table.from_pylist(v, schema=SCHEMAS[k]) for k, v in rows.items()}
 
 
-def test_store_writes_chunks_atomically_and_resumes(tmp_path):
-    store = Store(tmp_path / "out", "h1", SCHEMAS)
-    store.prepare({"started": "t0"})
+def test_store_keys_chunks_by_their_games_and_resumes(tmp_path):
+    out, manifest = tmp_path / "out", {"identity": {"seed": 1, "bots": {"a": {"v": "1"}}}}
+    store = Store(out, "h1", SCHEMAS)
+    assert store.check(manifest) == set() and not out.exists()  # check writes nothing
+    store.prepare(manifest)
     store.write_chunk(0, _tables(0))
-    store.write_chunk(3, _tables(3))
-    assert store.finished_chunks() == {0, 3}
-    # an interrupted write leaves only hidden temp files: not a finished chunk, not read
-    (tmp_path / "out" / "seats" / ".chunk-000005.parquet.tmp").write_bytes(b"partial")
-    assert store.finished_chunks() == {0, 3}
-    assert ds.dataset(tmp_path / "out" / "seats").to_table().num_rows == 20
-    store.write_chunk(3, _tables(3))  # a rerun of a chunk replaces it: no duplicates
-    games = ds.dataset(tmp_path / "out" / "games").to_table()
-    assert sorted(games["game_id"].to_pylist()) == [0, 1, 30, 31]
-    # the same tournament resumes; another one may not reuse the folder
-    Store(tmp_path / "out", "h1", SCHEMAS).prepare({"started": "t1"})
-    with pytest.raises(StoreError, match="holds another tournament"):
-        Store(tmp_path / "out", "h2", SCHEMAS).prepare({})
+    store.write_chunk(30, _tables(3))
+    assert store.stored_games() == {0, 1, 30, 31}
+    # an interrupted write leaves hidden temp files, or tables without their games file:
+    # not stored games; the next run drops them
+    (out / "seats" / ".chunk-000000050.parquet.tmp").write_bytes(b"partial")
+    pq.write_table(_tables(5)["seats"], out / "seats" / chunk_file(50))
+    assert store.stored_games() == {0, 1, 30, 31}
+    assert Store(out, "h1", SCHEMAS).check(manifest) == {0, 1, 30, 31}
+    Store(out, "h1", SCHEMAS).prepare(manifest)
+    assert ds.dataset(out / "seats").to_table().num_rows == 20
+    assert sorted(p.name for p in (out / "seats").iterdir()) == [chunk_file(0), chunk_file(30)]
 
 
-def test_store_rejects_an_unwritable_folder(tmp_path):
-    blocker = tmp_path / "file"  # a plain file where a folder should go: even root fails
-    blocker.write_text("not a folder")
-    with pytest.raises(StoreError, match="not writable"):
-        Store(blocker / "out", "h", SCHEMAS).prepare({})
+def test_store_refuses_another_tournament_naming_what_differs(tmp_path):
+    manifest = {"identity": {"seed": 1, "bots": {"a": {"version": "1"}}}}
+    other = {"identity": {"seed": 2, "bots": {"a": {"version": "2"}}}}
+    Store(tmp_path / "out", "h1", SCHEMAS).prepare(manifest)
+    # a folder left by a run that stored no game never blocks another tournament
+    assert Store(tmp_path / "out", "h2", SCHEMAS).check(other) == set()
+    store = Store(tmp_path / "out", "h2", SCHEMAS)
+    store.prepare(other)
+    store.write_chunk(0, _tables(0))
+    with pytest.raises(StoreError, match=r"holds 2 games of another tournament .*"
+                                         r"bots.a.version: '2' -> '1'; seed: 2 -> 1"):
+        Store(tmp_path / "out", "h1", SCHEMAS).check(manifest)
 
 
 def test_the_config_hash_includes_the_engine_version(monkeypatch):

@@ -1,9 +1,13 @@
-"""The tournament runner: plans, chunks stored once, resume, a killed Ray worker, the A/B
-test stopping a run, and bad configs failing before any work (issue 4)."""
+"""The tournament runner: plans, chunks stored once, resume (with any chunk size, or more
+deals), a killed Ray worker, the A/B test stopping a run, exit codes, progress, and bad configs
+failing before anything is written (issues 4 and 22)."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,10 +19,14 @@ import pyarrow.dataset as ds
 import pytest
 
 from kanjax import records
+from kanjax.cli import main
+from tournaments import runner
+from tournaments.cli import UNFINISHED
 from tournaments.config import parse_config
 from tournaments.plan import pairings, plan_games, seatings
-from tournaments.runner import RayExecutor, run_tournament
-from tournaments.storage import StoreError
+from tournaments.report import format_report, report
+from tournaments.runner import ChunkFailed, LocalExecutor, Progress, RayExecutor, run_tournament
+from tournaments.storage import StoreError, chunk_file
 
 CONFIG = """\
 [tournament]
@@ -71,17 +79,130 @@ def local_run(tmp_path_factory):
 
 def test_local_run_stores_every_game_once_and_resumes(local_run):
     cfg, result = local_run
-    assert (result.games, result.chunks_total, result.chunks_run) == (24, 6, 6)
+    assert (result.games, result.planned, result.chunks_total, result.chunks_run) == (24, 24, 6, 6)
     games = stored(cfg.output)
     assert sorted(games["game_id"].to_pylist()) == list(range(24))
     assert stored(cfg.output, "seats").num_rows == 72
     # the games of a duplicate group got the same deal (chance keyed by the deal)
     deals = stored(cfg.output, "deals").to_pylist()
     assert len({(d["trump"], d["dealer"]) for d in deals if d["game_id"] < 6}) == 1
-    os.remove(os.path.join(cfg.output, "games", "chunk-000002.parquet"))  # lose one chunk
+    os.remove(os.path.join(cfg.output, "games", chunk_file(8)))  # lose one chunk
     again = run_tournament(cfg, local=True, progress=False)
-    assert (again.chunks_run, again.chunks_skipped) == (1, 5)
+    assert (again.chunks_run, again.stored_before, again.finished) == (1, 20, True)
     assert sorted(stored(cfg.output)["game_id"].to_pylist()) == list(range(24))
+
+
+def rows(out, table):
+    """A table's rows by game (and deal), without the `chunk` that played them."""
+    t = stored(out, table)
+    return sorted((r for r in t.drop_columns(["chunk"] if table == "games" else []
+                                             ).to_pylist()),
+                  key=lambda r: (r["game_id"], r.get("deal_index", 0), r.get("player", 0)))
+
+
+class StopAfter(LocalExecutor):
+    """A run stopped after `n` chunks by `error` (default: Ctrl-C)."""
+
+    def __init__(self, cfg, n: int, error: BaseException | None = None) -> None:
+        super().__init__(cfg)
+        self.n, self.error = n, error or KeyboardInterrupt()
+
+    def run(self, work):
+        for i, item in enumerate(super().run(work)):
+            if i == self.n:
+                raise self.error
+            yield item
+
+
+def test_a_resume_with_another_chunk_size_stores_every_game_once(local_run, tmp_path,
+                                                                 capsys):
+    """Issue 22 item 1: chunks were keyed by index, so a resume with another chunk size lost
+    games; items 9: the report says a tournament is incomplete, a finished run exits 0."""
+    full, _ = local_run
+    out = str(tmp_path / "out")
+    cut = run_tournament(config(out, chunk=4), progress=False,
+                         executor=StopAfter(config(out, chunk=4), 2))
+    assert (cut.interrupted, cut.finished, cut.games, cut.planned) == (True, False, 8, 24)
+    r = report(out)  # group 1 (games 6-11) has 2 of its 6 games
+    assert r["completeness"] == {"stored": 8, "planned": 24, "finished": False,
+                                 "partial_groups": 1}
+    assert format_report(r).splitlines()[:3] == [
+        "8 games stored of 24 planned",
+        "WARNING: incomplete tournament: run `kanjax tournament run` with its config again "
+        "to finish it",
+        "WARNING: 1 duplicate groups partly stored (not all their games): their comparisons "
+        "are not balanced"]
+    path = tmp_path / "t.toml"
+    # chunks of 6: the A/B test's batch size, compiled once for both
+    path.write_text(CONFIG.format(deals=4, chunk=6, out=out, fmt="duplicate"))
+    main(["tournament", "run", str(path), "--local"])  # finished: exit status 0
+    assert "24 of 24 games stored (16 now in 3 chunks)" in capsys.readouterr().out
+    ids = stored(out)["game_id"].to_pylist()
+    assert sorted(ids) == list(range(24))  # every planned game exactly once
+    for table in ("games", "seats", "deals"):  # as the uninterrupted run stored them
+        assert rows(out, table) == rows(full.output, table)
+
+
+def test_a_chunk_that_keeps_failing_stops_the_run_keeping_the_games_stored(tmp_path):
+    """Issue 22 item 9: it ended the run with a traceback, the manifest not updated."""
+    cfg = config(str(tmp_path / "out"))
+    failed = ChunkFailed("the chunk from game 4 failed 3 times: boom")
+    result = run_tournament(cfg, progress=False, executor=StopAfter(cfg, 1, failed))
+    assert (result.finished, result.interrupted, result.games) == (False, False, 4)
+    assert result.failure == str(failed) == manifest(cfg.output)["failure"]
+
+
+def manifest(out):
+    return json.loads(open(os.path.join(out, "manifest.json")).read())
+
+
+def test_more_deals_extend_a_tournament_and_another_config_is_refused(local_run, tmp_path,
+                                                                      monkeypatch):
+    """Issue 22 item 1: raising deals plays only the new deal seeds, keeping the old rows;
+    a config that changes the games is refused, naming what differs."""
+    full, _ = local_run
+    out = str(tmp_path / "out")
+    shutil.copytree(full.output, out)
+    more = run_tournament(config(out, deals=6), local=True, progress=False)
+    assert (more.stored_before, more.games, more.chunks_run) == (24, 36, 3)
+    monkeypatch.setattr(runner, "RayExecutor", None)  # nothing left to play: no Ray started
+    assert run_tournament(config(out, deals=6), progress=False).finished
+    assert sorted(stored(out)["game_id"].to_pylist()) == list(range(36))
+    assert [r for r in rows(out, "games") if r["game_id"] < 24] == rows(full.output, "games")
+    with pytest.raises(StoreError, match="can grow, not shrink"):
+        run_tournament(config(out, deals=5), local=True, progress=False)
+    with pytest.raises(StoreError, match=r"holds 36 games of another tournament .*seed: 5 -> 6"):
+        run_tournament(parse_config(CONFIG.format(deals=6, chunk=4, out=out, fmt="duplicate")
+                                    .replace("seed = 5", "seed = 6")), local=True)
+
+
+def test_config_errors_come_before_anything_is_written(tmp_path, capsys):
+    """Issue 22 item 7: "4 bots cannot share a 3-player table" came after the output folder
+    and manifest were written, naming no file or line."""
+    path, out = tmp_path / "t.toml", tmp_path / "out"
+    path.write_text(CONFIG.format(deals=2, chunk=4, out=out, fmt="duplicate")
+                    + '\n[bots.b]\nkind = "random"\n\n[bots.c]\nkind = "random"\n')
+    with pytest.raises(SystemExit) as exit:
+        main(["tournament", "run", str(path), "--local"])
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and "Traceback" not in err
+    assert f"{path}:21: [bots.c]: 4 bots cannot share a 3-player table" in err
+    assert not out.exists()
+
+
+def test_the_rate_counts_from_the_first_chunks_after_the_compile(monkeypatch):
+    """Issue 22 item 12: the first ETA was about 4x too high, the compile (inside each
+    worker's first chunk) counted as playing time."""
+    now = [0.0]
+    monkeypatch.setattr("tqdm.std.time", lambda: now[0])  # tqdm's clock
+    shown = Progress(100, 10, file=io.StringIO())
+    shown.phase("compiling", warmup=2)  # two workers compile 28 s, then play 2 s a chunk
+    for t in (30.0, 30.5, 31.5, 32.5, 33.5):
+        now[0] = t
+        shown.update(10)
+    assert shown.bar.n == 60
+    assert shown.bar.format_dict["rate"] == pytest.approx(10.0)  # games/s, compile left out
+    shown.close()
 
 
 def test_stored_games_replay(local_run):
@@ -182,11 +303,11 @@ def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
             break
         time.sleep(0.05)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 0, err
+    assert proc.returncode == UNFINISHED, err  # issue 22 item 9: it exited 0
     assert "interrupted; run the same command to resume" in out
     stored_before = len(list(games_dir.glob("*.parquet")))
     assert 2 <= stored_before < 40
     cfg = parse_config(text)
     again = run_tournament(cfg, local=True, progress=False)
-    assert (again.chunks_skipped, again.chunks_run) == (stored_before, 40 - stored_before)
+    assert (again.stored_before, again.chunks_run) == (3 * stored_before, 40 - stored_before)
     assert sorted(stored(cfg.output)["game_id"].to_pylist()) == list(range(120))
