@@ -89,12 +89,25 @@ def _sprt(seats: pa.Table, ab: dict) -> dict:
     return {"candidate": cand, "baseline": base, **result}
 
 
-def _forfeits(games: pa.Table) -> dict[str, int]:
-    """Forfeits per bot."""
+def _forfeits(games: pa.Table) -> dict[str, dict[str, int]]:
+    """Forfeits per bot and kind of reason (the `forfeit_reason` "bot: kind: detail":
+    crash, timeout, illegal, ...)."""
     forfeit = games.column("forfeit").to_numpy()
     rows = np.nonzero(forfeit >= 0)[0]
     bots = games.column("bots").take(rows).to_pylist()
-    return dict(Counter(b[p] for b, p in zip(bots, forfeit[rows], strict=True)))
+    reasons = games.column("forfeit_reason").take(rows).to_pylist()
+    out: dict[str, Counter] = {}
+    for b, p, reason in zip(bots, forfeit[rows], reasons, strict=True):
+        kind = reason.removeprefix(f"{b[p]}: ").partition(":")[0].strip() or "unknown"
+        out.setdefault(b[p], Counter())[kind] += 1
+    return {bot: dict(sorted(kinds.items())) for bot, kinds in sorted(out.items())}
+
+
+def _forfeit_cell(kinds: dict[str, int]) -> str:
+    """A bot's forfeits in the terminal table: "0", or "3 (crash 2, timeout 1)"."""
+    if not kinds:
+        return "0"
+    return f"{sum(kinds.values())} (" + ", ".join(f"{k} {n}" for k, n in kinds.items()) + ")"
 
 
 def _clean(x: Any) -> Any:
@@ -199,21 +212,22 @@ def format_report(result: dict) -> str:
              + (f", {result['truncated']} truncated" if result["truncated"] else ""),
              "", f"{'bot':<16}{'seats':>7}  {'score/deal [95% CI]':<26}"
              f"{'score/match [95% CI]':<28}{'won':>6}"
-             + "".join(f"{r:>{_width(r)}}" for r in result["roles"]) + "  Elo [95% CI]"]
+             + "".join(f"{r:>{_width(r)}}" for r in result["roles"])
+             + f"  {'Elo [95% CI]':<18}forfeits"]
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
         per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
         by_role = "".join(f"{_pct(b['win_share_by_role'].get(r)):>{_width(r)}}"
                           for r in result["roles"])
         lines.append(f"{b['bot']:<16}{b['seats']:>7}  {per_deal:<26}"
                      f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}"
-                     f"{_pct(b['win_share']):>6}{by_role}  {_ci(*elo[b['bot']], digits=0)}")
+                     f"{_pct(b['win_share']):>6}{by_role}  "
+                     f"{_ci(*elo[b['bot']], digits=0):<18}"
+                     f"{_forfeit_cell(result['forfeits'].get(b['bot'], {}))}")
     if result["roles"]:
         lines.append("(won: share of deals his side won, overall and in each role)")
     lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
                  f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
                  "pairs left out)")
-    if result["forfeits"]:
-        lines.append("forfeits: " + ", ".join(f"{k} {v}" for k, v in result["forfeits"].items()))
     lines += ["", "pairwise (mean match score difference a - b over shared duplicate groups)"]
     for p in result["pairwise"]:
         lines.append(f"  {p['a']} - {p['b']}: {_ci(p['diff'], p['lo'], p['hi'])}"

@@ -60,7 +60,7 @@ def test_a_failing_python_bot_forfeits(tmp_path, cls, reason):
     games = run(tmp_path, f'kind = "python"\ntarget = "tests.tournaments.sample_bots:{cls}"')
     for g in games:
         assert g["forfeit"] in guest_seats(g) and g["forfeit_reason"] == reason
-        assert g["scores"][g["forfeit"]] == -1.0  # the illegal-action penalty
+        assert g["scores"][g["forfeit"]] == -20.0  # the game's worst (Env.worst_score)
 
 
 def test_an_external_engine_plays_and_a_crashing_one_forfeits(tmp_path):

@@ -172,7 +172,7 @@ def write_folder(root, seats: dict, manifest: dict) -> None:
             "flags": ["{}"] * n, "bots": [seats["bot"][rows[g]].tolist() for g in games],
             "scores": [seats["score"][rows[g]].tolist() for g in games], "steps": [100] * n,
             "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1),
-            "forfeit_reason": ["b: crash"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
+            "forfeit_reason": ["base: crash: boom"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
         "deals": pa.table({
             "game_id": games, "deal_index": [0] * n, "side": [[0, 0, 1, 1, 1]] * n,
             "role": [[0, 0, 1, 1, 1]] * n, "won": [[True] * 2 + [False] * 3] * n,
@@ -196,7 +196,7 @@ def test_report_writes_json_plots_and_a_table(tmp_path):
     assert saved == result and (saved["games"], saved["groups"]) == (300, 60)
     assert saved["roles"] == ["first", "second"]
     assert saved["bots"][0]["win_share_by_role"] == {"first": 0.5, "second": 0.5}
-    assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": 1}
+    assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": {"crash": 1}}
     for png in ("ratings.png", "scores.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = format_report(result)
