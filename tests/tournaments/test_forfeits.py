@@ -1,8 +1,11 @@
-"""Forfeits (issue 22 item 3): a crash, timeout or illegal move is a loss for the offender
-(the game's worst score, or the config's `forfeit_score`) that nobody gains from, and the
-report counts forfeits per bot and reason in a column."""
+"""Forfeits (issue 22 items 3 and 5): a crash, timeout or illegal move is a loss for the
+offender (the game's worst score, or the config's `forfeit_score`) that nobody gains from,
+the report counts forfeits per bot and reason in a column, and a forfeited game exports as
+a record that `kanjax replay` checks up to the forfeit."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pyarrow.dataset as ds
@@ -10,6 +13,7 @@ import pytest
 
 import kanjax
 from kanjax import records
+from kanjax.cli import main
 from tournaments.config import ConfigError, parse_config
 from tournaments.play import ChunkPlayer
 from tournaments.report import format_report, report
@@ -106,3 +110,38 @@ def test_the_report_counts_forfeits_per_bot_and_reason(folder, games):
     rows = {line.split()[0]: line[column:] for line in lines[lines.index(header) + 1:][:2]}
     assert rows == {"guest": f"{sum(kinds.values())} (crash {kinds['crash']}, illegal "
                              f"{kinds['illegal']})", "random": "0"}
+
+
+def test_a_forfeited_game_exports_and_replays_up_to_the_forfeit(folder, games, tmp_path,
+                                                                capsys):
+    g = next(g for g in games if g["forfeit"] >= 0)
+    out = tmp_path / "game.json"
+    main(["tournament", "game", str(folder), str(g["game_id"]), "--out", str(out)])
+    assert f"then player {g['forfeit']} forfeited" in capsys.readouterr().out
+    record = json.loads(out.read_text())
+    assert len(record["actions"]) == g["steps"] - 1 and not record["terminated"]
+    assert record["forfeit"] == {"player": g["forfeit"], "bot": "guest",
+                                 "reason": g["forfeit_reason"], "action": None,
+                                 "scores": g["scores"]}
+    main(["replay", str(out)])
+    assert f"OK, {g['steps'] - 1} steps replayed" in capsys.readouterr().out
+    other = (g["forfeit"] + 1) % 3
+    result = records.replay({**record, "forfeit": {**record["forfeit"], "player": other}})
+    assert not result.ok and "not the forfeiting player" in result.error
+
+
+def test_an_illegal_move_a_record_names_is_checked(games):
+    g = games[0]
+    m = records.Match("gambari_kan", FLAGS, 1, None, g["seed"])
+    for a in g["actions"][:3]:
+        m.step(a)
+    env = m.env
+    illegal = int(np.argmin(np.asarray(m.state.legal_action_mask)))
+    forfeit = {"player": int(m.state.current_player), "reason": "a JAX bot's move"}
+    named = records.record_of_actions("gambari_kan", FLAGS, 1, g["seed"],
+                                      g["actions"][:3] + [illegal], [0.0] * 3, forfeit)
+    assert named["forfeit"]["action"] == env.action_name(illegal, m.state)
+    assert records.replay(named).ok
+    legal = env.action_name(env.legal_actions(m.state)[0], m.state)
+    result = records.replay({**named, "forfeit": {**named["forfeit"], "action": legal}})
+    assert not result.ok and "is legal here" in result.error
