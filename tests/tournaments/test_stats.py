@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tournaments import stats
+from tournaments.coverage import coverage
 from tournaments.report import format_report, report
 from tournaments.schema import tables as tables_for
 
@@ -123,6 +124,38 @@ def test_ratings_handle_few_and_many_bots_and_a_bot_that_never_loses(k):
     r = stats.fit_ratings(make_seats(strength, groups=40, seed=5, luck=0.0))
     assert r["converged"] and np.isfinite(r["elo"]).all() and np.isfinite(r["se"]).all()
     assert r["elo"][r["bots"].index("best")] == max(r["elo"])
+
+
+def test_rating_intervals_are_clustered_by_duplicate_group():
+    # 4 games in 2 groups, each game 2 x "a" vs 1 x "b"; then each game played twice in its
+    # own group (copies of one deal: no new information) and in a new group (new deals)
+    seats = {"game_id": np.repeat(np.arange(4), 3), "group": np.repeat([0, 0, 1, 1], 3),
+             "player": np.tile(np.arange(3), 4), "bot": np.array(list("aab" * 4)),
+             "score": np.array([3.0, 1, 2, 0, 1, 2, 2, 2, 1, 1, 0, 3])}
+
+    def doubled(new_groups: bool) -> dict:
+        extra = {k: v.copy() for k, v in seats.items()}
+        extra["game_id"] += 4
+        extra["group"] += 2 * new_groups
+        return {k: np.concatenate([seats[k], extra[k]]) for k in seats}
+
+    one, same, new = (stats.fit_ratings(x) for x in (seats, doubled(False), doubled(True)))
+    for r in (one, same, new):  # t intervals with (groups - 1) degrees of freedom
+        t = stats.t_quantile(0.95, r["groups"])
+        assert np.allclose(np.array(r["hi"]) - r["elo"], t * np.array(r["se"]))
+        assert np.allclose(np.sqrt(np.diag(r["cov"])), r["se"])
+    # the model's error takes every copy for new information; the clustered one does not
+    assert same["se_model"][0] == pytest.approx(one["se_model"][0] / np.sqrt(2), rel=0.05)
+    assert same["se"][0] == pytest.approx(one["se"][0], rel=0.05)
+    assert new["se"][0] == pytest.approx(one["se"][0] / np.sqrt(2 * 3) * np.sqrt(2), rel=0.05)
+    assert stats.t_quantile(0.95, 2) == pytest.approx(12.706, abs=1e-3)  # 2 groups: wide
+
+
+@pytest.mark.slow
+def test_rating_intervals_cover_a_null_95_percent_of_the_time():
+    # BENCHMARKS.md: `python -m tournaments.coverage` with 1000 tournaments a setting
+    result = coverage(400, groups=32, seed=1)
+    assert 0.92 <= result["coverage_se"] <= 0.98
 
 
 def test_whole_match_partners_are_left_out_of_the_ratings():
