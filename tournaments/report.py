@@ -150,12 +150,21 @@ def report(dir: str | Path) -> dict:
         "plots": ["ratings.png", "scores.png"],
     })
     (root / "report.json").write_text(json.dumps(result, indent=2, allow_nan=False))
-    _plot_ratings(result["ratings"], root / "ratings.png")
-    _plot_scores(seats, root / "scores.png")
+    title = _run_title(root, manifest, result)
+    _plot_ratings(result["ratings"], root / "ratings.png", title)
+    _plot_scores(seats, root / "scores.png", title)
     return result
 
 
-def _plot_ratings(ratings: dict, path: Path) -> None:
+def _run_title(root: Path, manifest: dict, result: dict) -> str:
+    """The plots' title: the run (its folder's name), its game and its size."""
+    config = manifest.get("config")
+    game = config.get("game") if isinstance(config, dict) else None
+    return (f"{root.resolve().name}" + (f" ({game})" if isinstance(game, str) else "")
+            + f": {result['games']} games, {result['groups']} duplicate groups")
+
+
+def _plot_ratings(ratings: dict, path: Path, title: str):
     """Elo rating of each bot with its CI, best on top."""
     from matplotlib.figure import Figure
 
@@ -167,23 +176,37 @@ def _plot_ratings(ratings: dict, path: Path) -> None:
     ax.errorbar(elo, np.arange(len(order)), xerr=err, fmt="o", capsize=4)
     ax.set_yticks(np.arange(len(order)), [ratings["bots"][i] for i in order])
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI")
+    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI clustered by duplicate group")
+    ax.set_title(title, fontsize="medium")
     fig.savefig(path, dpi=100)
+    return fig
 
 
-def _plot_scores(seats: pa.Table, path: Path) -> None:
-    """Box plot of the match scores of each bot."""
+def _plot_scores(seats: pa.Table, path: Path, title: str):
+    """Box plot of the match scores of each bot (the mean a triangle), on an axis that holds
+    the middle 98% of all scores: a few outliers (forfeits at the game's worst score) would
+    squash the boxes, so the scores beyond it are counted under each bot's name instead."""
     from matplotlib.figure import Figure
 
     bot = seats.column("bot").to_numpy(zero_copy_only=False).astype(str)
     score = seats.column("score").to_numpy()
     names = sorted(set(bot))
-    fig = Figure(figsize=(1.5 + 1.2 * len(names), 4), layout="tight")
+    lo, hi = np.percentile(score, [1, 99])
+    pad = max(hi - lo, 1.0) * 0.05
+    lo, hi = lo - pad, hi + pad
+    labels = []
+    for n in names:
+        off = int(((score[bot == n] < lo) | (score[bot == n] > hi)).sum())
+        labels.append(n + (f"\n({off} off scale)" if off else ""))
+    fig = Figure(figsize=(2.5 + 1.2 * len(names), 4), layout="tight")
     ax = fig.add_subplot()
     ax.boxplot([score[bot == n] for n in names], showmeans=True)
-    ax.set_xticks(np.arange(1, len(names) + 1), names)
+    ax.set_xticks(np.arange(1, len(names) + 1), labels)
+    ax.set_ylim(lo, hi)
     ax.set_ylabel("match score")
+    ax.set_title(title, fontsize="medium")
     fig.savefig(path, dpi=100)
+    return fig
 
 
 def _ci(x: float | None, lo: float | None, hi: float | None, digits: int = 2) -> str:

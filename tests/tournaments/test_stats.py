@@ -13,7 +13,7 @@ import pytest
 
 from tournaments import stats
 from tournaments.coverage import coverage
-from tournaments.report import format_report, report
+from tournaments.report import _plot_ratings, _plot_scores, _run_title, format_report, report
 from tournaments.schema import tables as tables_for
 
 N = 5  # players per game
@@ -235,6 +235,25 @@ def test_report_writes_json_plots_and_a_table(tmp_path):
     text = format_report(result)
     assert "cand" in text and "base" in text and "SPRT" in text and "H1" in text
     assert "first" in text and "second" in text  # win shares by role, under their names
+
+
+def test_plots_name_the_run_and_keep_outliers_off_the_score_axis(tmp_path):
+    seats = make_seats({"a": 0.0, "b": 0.5}, groups=40, seed=8)
+    seats["score"][:3] = -478.0  # forfeits at the game's worst
+    run = tmp_path / "my_run"
+    run.mkdir()
+    write_folder(run, seats, {"config": {"game": "gonin_kan"}})
+    result = report(run)
+    title = _run_title(run, {"config": {"game": "gonin_kan"}}, result)
+    assert title == "my_run (gonin_kan): 200 games, 40 duplicate groups"
+    table = pa.table({k: seats[k] for k in ("bot", "score")})
+    scores = _plot_scores(table, tmp_path / "s.png", title).axes[0]
+    ratings = _plot_ratings(result["ratings"], tmp_path / "r.png", title).axes[0]
+    assert scores.get_title() == ratings.get_title() == title
+    lo, hi = scores.get_ylim()
+    assert -20 < lo < hi < 20  # the boxes, not the outliers, set the scale
+    labels = [t.get_text() for t in scores.get_xticklabels()]
+    assert labels[0].startswith("a\n(") and labels[0].endswith(" off scale)")
 
 
 def test_report_without_manifest_has_no_sprt(tmp_path):
