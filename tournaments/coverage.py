@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from statistics import NormalDist
 
 import numpy as np
 
@@ -56,12 +57,13 @@ def coverage(tournaments: int, groups: int, seed: int = 0, shape: float = SHAPE)
     """How often the 95% rating interval of bot "a" holds 0, with the clustered standard
     error (the report's) and the model-based one, over `tournaments` null tournaments."""
     rng = np.random.default_rng(seed)
+    z = NormalDist().inv_cdf(0.975)
     hits = {"se": 0, "se_model": 0}
     for _ in range(tournaments):
         seats, deals = null_tournament(groups, rng, shape)
         r = stats.fit_ratings(seats, stats.whole_match_partners(deals, PLAYERS))
         hits["se"] += r["lo"][0] <= 0 <= r["hi"][0]
-        hits["se_model"] += abs(r["elo"][0]) <= stats._z(0.95) * r["se_model"][0]
+        hits["se_model"] += abs(r["elo"][0]) <= z * r["se_model"][0]
     return {"tournaments": tournaments, "groups": groups, "seed": seed, "shape": shape,
             **{f"coverage_{k}": v / tournaments for k, v in hits.items()}}
 

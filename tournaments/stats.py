@@ -1,8 +1,9 @@
-"""Tournament statistics on the `seats` / `deals` tables (pure numpy, no JAX).
+"""Tournament statistics on the `seats` / `deals` tables (numpy and scipy, no JAX).
 
-Every confidence interval resamples whole duplicate groups (the games sharing a deal seed),
-because the games of a group share their luck and are not independent. One set of resamples
-(a seed) serves all the columns of one call, so the intervals are joint.
+Every confidence interval allows for duplicate groups (the games sharing a deal seed), because
+the games of a group share their luck and are not independent: score intervals resample whole
+groups (one set of resamples, a seed, serves all the columns of one call, so the intervals are
+joint), rating intervals use an error clustered by group.
 
 Ratings: a Bradley-Terry model with ties (Davidson 1970) fitted on every pair of players of a
 game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differences, see `sprt`.
