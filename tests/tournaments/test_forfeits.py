@@ -78,7 +78,8 @@ def test_a_forfeit_is_a_loss_that_nobody_gains_from(games):
     # the others keep the match scores they had, the guest's other seat too (each got +0.5
     # before): 0 in a game forfeited in round 1, the engine's in one forfeited later
     assert any(sorted(g["scores"]) == [worst, 0, 0] for g in forfeited)
-    late = next(g for g in forfeited if sorted(g["scores"]) != [worst, 0, 0])
+    late = min((g for g in forfeited if sorted(g["scores"]) != [worst, 0, 0]),
+               key=lambda g: g["steps"])
     engine = scores_before_forfeit(late)
     f = late["forfeit"]
     assert [s for p, s in enumerate(late["scores"]) if p != f] == [
