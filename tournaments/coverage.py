@@ -3,12 +3,12 @@
 `python -m tournaments.coverage --tournaments 1000 --groups 32` simulates that many duplicate
 tournaments (numpy, no engine) shaped like the quickstart's results: 5 players, two bots
 seated by the planner's balanced rotations (10 games a group), two rounds a match; each round
-the deal picks a kankei pair (shared by the group), which wins it with a probability the
-deal sets, and players then score like Kan's standard table: kankei +1 / -1 each, mukankei
-the opposite, a loss now and then costing more (x3, x10). Play varies the outcome from game
-to game of a group, and the bot has no effect. Each tournament goes through
-`stats.fit_ratings` with the whole-match partners, as the report does; an interval covers
-when it holds the true rating, 0.
+the deal sets a pair of players against the other three (the same in every game of the
+group) and the pair's chance of winning it; the pair then scores +1 each on a win, -1 (now
+and then -3 or -10) on a loss, the other three the opposite, as in the quickstart's game.
+Play varies the outcome from game to game of a group, and the bot has no effect. Each
+tournament goes through `stats.fit_ratings` with the whole-match partners, as the report
+does; an interval covers when it holds the true rating, 0.
 """
 
 from __future__ import annotations
@@ -29,19 +29,19 @@ LOSS_VALUES, LOSS_ODDS = np.array([1, 3, 10]), np.array([0.85, 0.12, 0.03])
 
 def null_tournament(groups: int, rng: np.random.Generator, shape: float = SHAPE
                     ) -> tuple[dict, dict]:
-    """(seats, deals) columns of one simulated tournament of two equal bots; a deal's kankei
-    win probability is Beta(shape, shape): the smaller `shape`, the more the deal decides."""
+    """(seats, deals) columns of one simulated tournament of two equal bots; the chance that
+    a deal's pair wins is Beta(shape, shape): the smaller `shape`, the more the deal decides."""
     seating = np.array(seatings((0, 1), PLAYERS))  # [games a group, players] -> bot
     per_group = len(seating)
     n = groups * per_group
-    kankei = np.zeros((groups, ROUNDS, PLAYERS), bool)  # each round's kankei pair, by deal
+    pair = np.zeros((groups, ROUNDS, PLAYERS), bool)  # each round's pair, set by the deal
     for g in range(groups):
         for r in range(ROUNDS):
-            kankei[g, r, rng.choice(PLAYERS, 2, replace=False)] = True
-    win_p = rng.beta(shape, shape, (groups, ROUNDS))  # how good the deal is for its kankei
+            pair[g, r, rng.choice(PLAYERS, 2, replace=False)] = True
+    win_p = rng.beta(shape, shape, (groups, ROUNDS))  # how good the deal is for its pair
     won = rng.random((groups, per_group, ROUNDS)) < win_p[:, None]
     value = np.where(won, 1, -rng.choice(LOSS_VALUES, (groups, per_group, ROUNDS), p=LOSS_ODDS))
-    k = np.repeat(kankei[:, None], per_group, 1)  # [G, games, rounds, players]
+    k = np.repeat(pair[:, None], per_group, 1)  # [G, games, rounds, players]
     score = np.where(k, value[..., None], -value[..., None]).sum(2).reshape(n, PLAYERS)
     game = np.arange(n)
     seats = {"game_id": np.repeat(game, PLAYERS), "group": np.repeat(game // per_group, PLAYERS),
@@ -49,7 +49,7 @@ def null_tournament(groups: int, rng: np.random.Generator, shape: float = SHAPE
              "bot": np.array(["a", "b"])[np.tile(seating, (groups, 1))].ravel(),
              "score": score.ravel().astype(np.float64)}
     deals = {"game_id": np.repeat(game, ROUNDS),
-             "side": k.reshape(n * ROUNDS, PLAYERS).astype(int)}  # side 1: the kankei
+             "side": k.reshape(n * ROUNDS, PLAYERS).astype(int)}  # side 1: the pair
     return seats, deals
 
 
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--groups", type=int, default=32, help="duplicate groups a tournament")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--shape", type=float, default=SHAPE,
-                   help="Beta shape of a deal's kankei win probability (small: deals decide)")
+                   help="Beta shape of a deal's pair's chance to win (small: deals decide)")
     args = p.parse_args(argv)
     print(json.dumps(coverage(args.tournaments, args.groups, args.seed, args.shape)))
 
