@@ -8,8 +8,9 @@ is all-True at terminal states.
 Each game also owns its views, which the layers above (records, the CLI, tournaments, the
 solvers' conversions, the test harnesses) call instead of naming a game: `summary`,
 `render`, `deal_string` / `from_deal`, `deal_facts` / `deal_row` (a tournament's `deals`
-rows), `role_names`, `version`. A turn of several actions is staged selections closed by a
-finishing action, with `turn_done` marking the turn's end: docs/turns.md.
+rows), `role_names`, `worst_score`, `version`. A turn of several actions is staged
+selections closed by a finishing action, with `turn_done` marking the turn's end:
+docs/turns.md.
 """
 
 from __future__ import annotations
@@ -223,6 +224,13 @@ class Env(abc.ABC):
     card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
     reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
     card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)
+
+    @property
+    def worst_score(self) -> float:
+        """The lowest match score a player can end with under this variant (from the game's
+        scoring rules; a bound where the exact least is out of reach): a tournament scores a
+        forfeit no better than this."""
+        raise NotImplementedError(f"{self.name}: no worst score")
 
     def deal_flags(self, deal: Deal) -> dict[str, Any]:
         """The variant flags a deal string's header (`kanjax.cards.deal_header`) implies (a

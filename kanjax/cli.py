@@ -71,7 +71,8 @@ def _cmd_replay(args) -> None:
 
     result = records.replay(records.load(args.file))
     if result.ok:
-        print(f"{args.file}: OK, {result.steps} steps replayed, every step agrees")
+        print(f"{args.file}: OK, {result.steps} steps replayed, every step agrees"
+              + (f"; {result.forfeit}" if result.forfeit else ""))
     else:
         print(f"{args.file}: DISAGREES after {result.steps} steps: {result.error}")
         sys.exit(1)

@@ -5,6 +5,11 @@ of every deal as dealt, every action by name and the final scores. Chance follow
 convention of `kanjax.rollout` (game `game_index` of the seed, default 0: tournaments store
 the deal seed index there), so `replay` re-runs the match through the engine and reports the
 first step that disagrees with the record.
+
+A match a player forfeited (a tournament's crash, timeout or illegal move) is recorded up to
+the forfeit: its `forfeit` entry names the `player`, the `reason`, the refused move (`action`,
+None when none was chosen) and the match `scores` the forfeit gave; `replay` checks every step
+up to it and that the forfeiting player is the one to act there.
 """
 
 from __future__ import annotations
@@ -93,6 +98,7 @@ class ReplayResult:
     ok: bool
     steps: int  # steps replayed before the first disagreement (all of them when ok)
     error: str | None = None
+    forfeit: str | None = None  # a forfeited match: who forfeited and why
 
 
 def replay(record: dict) -> ReplayResult:
@@ -129,24 +135,61 @@ def replay(record: dict) -> ReplayResult:
     if "scores" in record and not np.allclose(scores, record["scores"]):
         return ReplayResult(False, n, f"final scores {scores} differ from the record's "
                             f"{record['scores']}")
-    return ReplayResult(True, n)
+    forfeit = record.get("forfeit")
+    if forfeit is None:
+        return ReplayResult(True, n)
+    error = _forfeit_error(m, forfeit)
+    if error:
+        return ReplayResult(False, n, f"after step {n}: {error}")
+    return ReplayResult(True, n, forfeit=f"then player {forfeit['player']} forfeited: "
+                        f"{forfeit.get('reason') or 'no reason given'}")
+
+
+def _forfeit_error(m: Match, forfeit: dict) -> str | None:
+    """Why the record's `forfeit` cannot have happened where the replay stands, or None."""
+    if m.done:
+        return "the match is over, so nobody can forfeit"
+    if int(m.state.current_player) != forfeit.get("player"):
+        return (f"player {int(m.state.current_player)} is to act, not the forfeiting player "
+                f"{forfeit.get('player')}")
+    name = forfeit.get("action")
+    if name is not None:
+        try:
+            legal = bool(m.state.legal_action_mask[m.env.action_from_name(name, m.state)])
+        except ValueError:
+            legal = False
+        if legal:
+            return f"the forfeited move {name!r} is legal here"
+    return None
 
 
 def record_of_actions(game: str, flags: dict[str, Any], seed: int, game_index: int,
-                      actions: list[int], scores: list[float]) -> dict:
-    """A record of a match known by its action ids (e.g. a tournament's `games` row)."""
+                      actions: list[int], scores: list[float], forfeit: dict | None = None
+                      ) -> dict:
+    """A record of a match known by its action ids (e.g. a tournament's `games` row). With
+    `forfeit` (the forfeiting `player`, the `reason`) the last action is the refused move:
+    the record stops before it, its `scores` are the engine's there, and its `forfeit` adds
+    that move's name (None: no move chosen, -1) and the match `scores` given."""
     m = Match(game, flags, seed, None, game_index)
     names, deals = [], [{"step": 0, "deal": m.env.deal_string(m.state)}]
-    for a in actions:
+    played = actions[:-1] if forfeit else actions
+    for a in played:
         if m.done:
             raise ValueError(f"the match ended after {len(names)} of {len(actions)} actions")
         names.append(m.env.action_name(int(a), m.state))
         m.step(int(a))
         if bool(m.env.deal_done(m.state)) and not m.done:
             deals.append({"step": len(names), "deal": m.env.deal_string(m.state)})
-    return {"format": FORMAT, "game": game, "flags": flags, "seed": seed,
-            "game_index": game_index, "start": None, "deals": deals, "actions": names,
-            "scores": [float(x) for x in scores], "terminated": bool(m.state.terminated)}
+    record = {"format": FORMAT, "game": game, "flags": flags, "seed": seed,
+              "game_index": game_index, "start": None, "deals": deals, "actions": names,
+              "scores": _scores(m) if forfeit else [float(x) for x in scores],
+              "terminated": bool(m.state.terminated)}
+    if forfeit:
+        refused = int(actions[-1])
+        name = (m.env.action_name(refused, m.state) if 0 <= refused < m.env.num_actions
+                else None)
+        record["forfeit"] = {**forfeit, "action": name, "scores": [float(x) for x in scores]}
+    return record
 
 
 def save(record: dict, path: str | Path) -> None:

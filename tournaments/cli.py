@@ -80,11 +80,16 @@ def _game(args) -> None:
         raise ValueError(f"{args.dir}: no stored game with id {args.game_id}")
     row = rows[0]
     seed = json.load(open(os.path.join(args.dir, "manifest.json")))["config"]["seed"]
+    p = row["forfeit"]
+    forfeit = ({"player": p, "bot": row["bots"][p], "reason": row["forfeit_reason"]}
+               if p >= 0 else None)
     record = records.record_of_actions(row["game"], json.loads(row["flags"]), seed, row["seed"],
-                                       row["actions"], row["scores"])
+                                       row["actions"], row["scores"], forfeit)
     records.save(record, args.out)
     print(f"{args.out}: game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
-          f"{len(row['actions'])} actions; check it with `kanjax replay {args.out}`")
+          f"{len(record['actions'])} actions"
+          + (f", then player {p} forfeited ({row['forfeit_reason']})" if forfeit else "")
+          + f"; check it with `kanjax replay {args.out}`")
 
 
 def _report(args) -> None:

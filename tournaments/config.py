@@ -9,6 +9,8 @@
                                 # chunk size resumes a folder
     output = "results/quickstart"
     ray_address = ""            # "" = a local Ray started for the run
+    forfeit_score = -100        # optional: the most a forfeiting player scores (default:
+                                # the game's worst match score, `Env.worst_score`)
 
     [flags]                     # the game's variant flags (its rules file), optional
 
@@ -40,6 +42,7 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import math
 import re
 import shlex
 import shutil
@@ -60,7 +63,8 @@ BOT_KINDS = {
 }
 PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
 BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
-TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address"}
+TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
+                   "forfeit_score"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
 RUN_ONLY = ("output", "ray_address", "chunk_size", "deals")  # not in the config hash
@@ -96,6 +100,7 @@ class TournamentConfig:
     ray_address: str = ""
     ab: dict[str, Any] = dataclasses.field(default_factory=dict)
     champion: str = ""
+    forfeit_score: float | None = None  # None: the game's `Env.worst_score`
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -221,9 +226,14 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     address = t.get("ray_address", "")
     if not isinstance(address, str):
         raise where.error("must be a string (\"\" for a local Ray)", "tournament", "ray_address")
+    forfeit = t.get("forfeit_score")
+    if forfeit is not None and (not isinstance(forfeit, int | float) or isinstance(forfeit, bool)
+                                or not math.isfinite(forfeit)):
+        raise where.error(f"must be a number, got {forfeit!r}", "tournament", "forfeit_score")
     return TournamentConfig(game=game, flags=flags, bots=bots, format=fmt, deals=deals,
                             seed=seed, chunk_size=chunk, output=output, ray_address=address,
-                            ab=ab, champion=champion)
+                            ab=ab, champion=champion,
+                            forfeit_score=None if forfeit is None else float(forfeit))
 
 
 def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:

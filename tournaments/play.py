@@ -55,7 +55,11 @@ class ChunkPlayer:
     Python or external bots (`tournaments.bots`) or PIMC bots the batched step is jitted and
     the loop runs on the host, asking those bots for their moves (a PIMC bot decides every
     game where it is to move in one batched search); a bot that fails a move forfeits the
-    game (the env's illegal-action path) and the reason is recorded."""
+    game (the env's illegal-action path) and the reason is recorded.
+
+    A forfeit is a loss: the step that forfeits pays nobody, and the offender's match score is
+    at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
+    he nor his bot's other seats gain from it."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
         from tournaments.bots import host_bot
@@ -69,6 +73,7 @@ class ChunkPlayer:
                          else jax_policy(b, env) for i, b in enumerate(cfg.bots))
         self.max_deals = env.max_deals
         self.config_hash = cfg.config_hash()
+        self.forfeit_score = env.worst_score if cfg.forfeit_score is None else cfg.forfeit_score
         self._policies = policies
         # Players of the same game, flags and bot kinds share compiled functions.
         key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
@@ -111,13 +116,13 @@ class ChunkPlayer:
         rows = {key: r.at[k].set(jnp.where(ended, facts[key], r[k]))
                 for key, r in carry["rows"].items()}
         at = jnp.minimum(s0.step_count, env.max_steps - 1)
+        forfeit = moving & s1.illegal_action  # scored in `_rows`, not by the env's rewards
         return {
-            "state": s1, "returns": carry["returns"] + s1.rewards,
+            "state": s1, "returns": carry["returns"] + jnp.where(forfeit, 0.0, s1.rewards),
             "actions": carry["actions"].at[at].set(jnp.where(
                 moving, action.astype(jnp.int16), carry["actions"][at])),
             "rows": rows, "ndeals": carry["ndeals"] + ended,
-            "forfeit": jnp.where(moving & s1.illegal_action, s0.current_player,
-                                 carry["forfeit"]).astype(jnp.int8),
+            "forfeit": jnp.where(forfeit, s0.current_player, carry["forfeit"]).astype(jnp.int8),
         }
 
     # ---- a batch of games, jittable -----------------------------------------------------------
@@ -208,12 +213,15 @@ class ChunkPlayer:
             bots = [names[b] for b in g.bots]
             nd = min(int(out["ndeals"][i]), self.max_deals)
             steps = int(out["steps"][i])
+            forfeit = int(out["forfeit"][i])
+            scores, reason = self._scored(out["returns"][i], forfeit, bots,
+                                          int(out["actions"][i][steps - 1]), reasons.get(i, ""))
             rows["games"].append({
                 "game_id": g.game_id, "group": g.group, "rotation": g.rotation, "chunk": chunk,
                 "seed": g.deal_seed, "config_hash": self.config_hash, "game": self.cfg.game,
-                "flags": flags, "bots": bots, "scores": out["returns"][i].tolist(),
+                "flags": flags, "bots": bots, "scores": scores.tolist(),
                 "steps": steps, "truncated": bool(out["truncated"][i]),
-                "forfeit": int(out["forfeit"][i]), "forfeit_reason": reasons.get(i, ""),
+                "forfeit": forfeit, "forfeit_reason": reason,
                 "actions": out["actions"][i][:steps].tolist(),
             })
             facts = {k: v[i][:nd] for k, v in out["rows"].items()}
@@ -225,10 +233,22 @@ class ChunkPlayer:
                     **env.deal_row({k: v[d] for k, v in facts.items()}),
                 })
             rows["seats"] += [{"game_id": g.game_id, "group": g.group, "rotation": g.rotation,
-                               "player": p, "bot": bot, "score": float(out["returns"][i][p]),
+                               "player": p, "bot": bot, "score": float(scores[p]),
                                **_seat_deals(facts, p, n_roles)}
                               for p, bot in enumerate(bots)]
         return rows
+
+    def _scored(self, returns: np.ndarray, forfeit: int, bots: list[str], last: int,
+                reason: str) -> tuple[np.ndarray, str]:
+        """A game's match scores and forfeit reason: where player `forfeit` forfeited, his
+        score is at most `forfeit_score`, and a move the env refused (`last`, a JAX bot's)
+        gets its reason."""
+        scores = returns.astype(np.float64)
+        if forfeit < 0:
+            return scores, reason
+        scores[forfeit] = min(scores[forfeit], self.forfeit_score)
+        name = self.env.action_name(last) if 0 <= last < self.env.num_actions else str(last)
+        return scores, reason or f"{bots[forfeit]}: illegal: action {name} is not legal here"
 
 
 def _seat_deals(facts: dict[str, np.ndarray], p: int, n_roles: int) -> dict:

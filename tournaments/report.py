@@ -89,12 +89,25 @@ def _sprt(seats: pa.Table, ab: dict) -> dict:
     return {"candidate": cand, "baseline": base, **result}
 
 
-def _forfeits(games: pa.Table) -> dict[str, int]:
-    """Forfeits per bot."""
+def _forfeits(games: pa.Table) -> dict[str, dict[str, int]]:
+    """Forfeits per bot and kind of reason (the `forfeit_reason` "bot: kind: detail":
+    crash, timeout, illegal, ...)."""
     forfeit = games.column("forfeit").to_numpy()
     rows = np.nonzero(forfeit >= 0)[0]
     bots = games.column("bots").take(rows).to_pylist()
-    return dict(Counter(b[p] for b, p in zip(bots, forfeit[rows], strict=True)))
+    reasons = games.column("forfeit_reason").take(rows).to_pylist()
+    out: dict[str, Counter] = {}
+    for b, p, reason in zip(bots, forfeit[rows], reasons, strict=True):
+        kind = reason.removeprefix(f"{b[p]}: ").partition(":")[0].strip() or "unknown"
+        out.setdefault(b[p], Counter())[kind] += 1
+    return {bot: dict(sorted(kinds.items())) for bot, kinds in sorted(out.items())}
+
+
+def _forfeit_cell(kinds: dict[str, int]) -> str:
+    """A bot's forfeits in the terminal table: "0", or "3 (crash 2, timeout 1)"."""
+    if not kinds:
+        return "0"
+    return f"{sum(kinds.values())} (" + ", ".join(f"{k} {n}" for k, n in kinds.items()) + ")"
 
 
 def completeness(manifest: dict, games: pa.Table) -> dict:
@@ -165,12 +178,21 @@ def report(dir: str | Path) -> dict:
         "plots": ["ratings.png", "scores.png"],
     })
     (root / "report.json").write_text(json.dumps(result, indent=2, allow_nan=False))
-    _plot_ratings(result["ratings"], root / "ratings.png")
-    _plot_scores(seats, root / "scores.png")
+    title = _run_title(root, manifest, result)
+    _plot_ratings(result["ratings"], root / "ratings.png", title)
+    _plot_scores(seats, root / "scores.png", title)
     return result
 
 
-def _plot_ratings(ratings: dict, path: Path) -> None:
+def _run_title(root: Path, manifest: dict, result: dict) -> str:
+    """The plots' title: the run (its folder's name), its game and its size."""
+    config = manifest.get("config")
+    game = config.get("game") if isinstance(config, dict) else None
+    return (f"{root.resolve().name}" + (f" ({game})" if isinstance(game, str) else "")
+            + f": {result['games']} games, {result['groups']} duplicate groups")
+
+
+def _plot_ratings(ratings: dict, path: Path, title: str):
     """Elo rating of each bot with its CI, best on top."""
     from matplotlib.figure import Figure
 
@@ -182,23 +204,37 @@ def _plot_ratings(ratings: dict, path: Path) -> None:
     ax.errorbar(elo, np.arange(len(order)), xerr=err, fmt="o", capsize=4)
     ax.set_yticks(np.arange(len(order)), [ratings["bots"][i] for i in order])
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI")
+    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI clustered by duplicate group")
+    ax.set_title(title, fontsize="medium")
     fig.savefig(path, dpi=100)
+    return fig
 
 
-def _plot_scores(seats: pa.Table, path: Path) -> None:
-    """Box plot of the match scores of each bot."""
+def _plot_scores(seats: pa.Table, path: Path, title: str):
+    """Box plot of the match scores of each bot (the mean a triangle), on an axis that holds
+    the middle 98% of all scores: a few outliers (forfeits at the game's worst score) would
+    squash the boxes, so the scores beyond it are counted under each bot's name instead."""
     from matplotlib.figure import Figure
 
     bot = seats.column("bot").to_numpy(zero_copy_only=False).astype(str)
     score = seats.column("score").to_numpy()
     names = sorted(set(bot))
-    fig = Figure(figsize=(1.5 + 1.2 * len(names), 4), layout="tight")
+    lo, hi = np.percentile(score, [1, 99])
+    pad = max(hi - lo, 1.0) * 0.05
+    lo, hi = lo - pad, hi + pad
+    labels = []
+    for n in names:
+        off = int(((score[bot == n] < lo) | (score[bot == n] > hi)).sum())
+        labels.append(n + (f"\n({off} off scale)" if off else ""))
+    fig = Figure(figsize=(2.5 + 1.2 * len(names), 4), layout="tight")
     ax = fig.add_subplot()
     ax.boxplot([score[bot == n] for n in names], showmeans=True)
-    ax.set_xticks(np.arange(1, len(names) + 1), names)
+    ax.set_xticks(np.arange(1, len(names) + 1), labels)
+    ax.set_ylim(lo, hi)
     ax.set_ylabel("match score")
+    ax.set_title(title, fontsize="medium")
     fig.savefig(path, dpi=100)
+    return fig
 
 
 def _ci(x: float | None, lo: float | None, hi: float | None, digits: int = 2) -> str:
@@ -227,21 +263,22 @@ def format_report(result: dict) -> str:
              + (f", {result['truncated']} truncated" if result["truncated"] else ""),
              "", f"{'bot':<16}{'seats':>7}  {'score/deal [95% CI]':<26}"
              f"{'score/match [95% CI]':<28}{'won':>6}"
-             + "".join(f"{r:>{_width(r)}}" for r in result["roles"]) + "  Elo [95% CI]"]
+             + "".join(f"{r:>{_width(r)}}" for r in result["roles"])
+             + f"  {'Elo [95% CI]':<18}forfeits"]
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
         per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
         by_role = "".join(f"{_pct(b['win_share_by_role'].get(r)):>{_width(r)}}"
                           for r in result["roles"])
         lines.append(f"{b['bot']:<16}{b['seats']:>7}  {per_deal:<26}"
                      f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}"
-                     f"{_pct(b['win_share']):>6}{by_role}  {_ci(*elo[b['bot']], digits=0)}")
+                     f"{_pct(b['win_share']):>6}{by_role}  "
+                     f"{_ci(*elo[b['bot']], digits=0):<18}"
+                     f"{_forfeit_cell(result['forfeits'].get(b['bot'], {}))}")
     if result["roles"]:
         lines.append("(won: share of deals his side won, overall and in each role)")
     lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
                  f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
                  "pairs left out)")
-    if result["forfeits"]:
-        lines.append("forfeits: " + ", ".join(f"{k} {v}" for k, v in result["forfeits"].items()))
     lines += ["", "pairwise (mean match score difference a - b over shared duplicate groups)"]
     for p in result["pairwise"]:
         lines.append(f"  {p['a']} - {p['b']}: {_ci(p['diff'], p['lo'], p['hi'])}"

@@ -16,12 +16,17 @@ table is four common columns and the game's own (`Env.deal_columns`, listed in t
     game string          its `kanjax.make` name
     flags string         the variant flags as JSON
     bots list<string>    the bot playing each player (index = player id)
-    scores list<double>  each player's match score (index = player id)
+    scores list<double>  each player's match score (index = player id); a forfeited game
+                         stops at the forfeit, the step that forfeits pays nobody, and the
+                         offender's score is at most the config's `forfeit_score` (default:
+                         the game's worst, `Env.worst_score`)
     steps int32          actions taken
     truncated bool       the match hit the env's step bound
     forfeit int8         the player who forfeited (crash, timeout, illegal move), else -1
-    forfeit_reason string  why ("python_bot: timeout: no move within 1 s"), else ""
-    actions list<int16>  every action id in order (replay: `kanjax replay`)
+    forfeit_reason string  why, as "bot: kind: detail" with kind crash, timeout or illegal
+                         ("python_bot: timeout: no move within 1 s"), else ""
+    actions list<int16>  every action id in order (replay: `kanjax replay`); a forfeited
+                         game's last is the refused move (-1: none was chosen)
 
 `seats`: one row per game and player.
     game_id int64, group int64, rotation int32

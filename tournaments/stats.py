@@ -1,8 +1,9 @@
-"""Tournament statistics on the `seats` / `deals` tables (pure numpy, no JAX).
+"""Tournament statistics on the `seats` / `deals` tables (numpy and scipy, no JAX).
 
-Every confidence interval resamples whole duplicate groups (the games sharing a deal seed),
-because the games of a group share their luck and are not independent. One set of resamples
-(a seed) serves all the columns of one call, so the intervals are joint.
+Every confidence interval allows for duplicate groups (the games sharing a deal seed), because
+the games of a group share their luck and are not independent: score intervals resample whole
+groups (one set of resamples, a seed, serves all the columns of one call, so the intervals are
+joint), rating intervals use an error clustered by group.
 
 Ratings: a Bradley-Terry model with ties (Davidson 1970) fitted on every pair of players of a
 game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differences, see `sprt`.
@@ -36,6 +37,14 @@ def _col(table: Columns, name: str) -> np.ndarray:
 
 def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def t_quantile(level: float, groups: int) -> float:
+    """The two-sided `level` quantile of Student's t with `groups` - 1 degrees of freedom
+    (at least 1): the multiplier of an error clustered in `groups` groups."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.5 + level / 2, max(groups - 1, 1)))
 
 
 def _boot_weights(n_groups: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
@@ -286,10 +295,13 @@ def fit_ratings(seats: Columns, partners: np.ndarray | None = None, level: float
 
     Priors (light regularisation, so a bot that never loses keeps a finite rating): each
     rating ~ N(0, PRIOR_SD_ELO) and log nu ~ N(PRIOR_LOG_NU); the prior's symmetry puts the
-    ratings' mean at exactly 0. Covariance: the inverse observed information (posterior
-    Hessian) projected onto mean-zero ratings; CIs are normal at `level`. `se_cluster`: a
-    sandwich standard error clustered by duplicate group, which also allows for the
-    correlation of the pairs of one game (compare it with `se`)."""
+    ratings' mean at exactly 0. Covariance `cov` (Elo^2, of the mean-zero ratings) and `se`:
+    the sandwich clustered by duplicate group, which allows for the correlation of the games
+    of a group (they share a deal) and of the pairs of one game, with the small-sample
+    factor G / (G - 1) for G groups; CIs `lo`, `hi` are t intervals at `level` with G - 1
+    degrees of freedom (`t_quantile`; the null simulation of `tournaments.coverage` checks
+    their coverage). `se_model`: the model's own standard error (the inverse observed
+    information), which treats every pair as independent and is far too small here."""
     bots, a, b, outcome, group, left_out = _comparisons(seats, partners)
     k = len(bots)
     wins, ties, losses = (np.zeros((k, k)) for _ in range(3))
@@ -307,24 +319,25 @@ def fit_ratings(seats: Columns, partners: np.ndarray | None = None, level: float
     _, hess = _derivatives(params, *args)
     cov = np.linalg.inv(-hess)
     proj = np.eye(k) - 1.0 / k
-    cov_t = proj @ cov[:k, :k] @ proj * ELO**2
+    se_model = np.sqrt(np.diag(proj @ cov[:k, :k] @ proj)) * ELO
+    groups = len(np.unique(group))
+    cov_t = _cluster_cov(params, a, b, outcome, group, cov, proj) * groups / max(groups - 1, 1)
     se = np.sqrt(np.diag(cov_t))
-    z = _z(level)
+    z = t_quantile(level, groups)
     rating = (params[:k] - params[:k].mean()) * ELO
     return {
         "bots": [str(x) for x in bots], "elo": rating.tolist(),
         "lo": (rating - z * se).tolist(), "hi": (rating + z * se).tolist(), "se": se.tolist(),
-        "se_cluster": _cluster_se(params, a, b, outcome, group, cov, proj).tolist(),
-        "cov": cov_t.tolist(), "nu": float(np.exp(params[-1])),
-        "comparisons": int(len(a)), "partner_pairs_left_out": left_out,
+        "se_model": se_model.tolist(), "cov": cov_t.tolist(), "nu": float(np.exp(params[-1])),
+        "comparisons": int(len(a)), "groups": groups, "partner_pairs_left_out": left_out,
         "iterations": it, "converged": converged, "level": level,
         "prior_sd_elo": PRIOR_SD_ELO, "prior_log_nu": list(PRIOR_LOG_NU),
     }
 
 
-def _cluster_se(params: np.ndarray, a, b, outcome, group, cov: np.ndarray, proj: np.ndarray
-                ) -> np.ndarray:
-    """Sandwich standard errors (Elo) of the mean-zero ratings, clustered by group."""
+def _cluster_cov(params: np.ndarray, a, b, outcome, group, cov: np.ndarray, proj: np.ndarray
+                 ) -> np.ndarray:
+    """The sandwich covariance (Elo^2) of the mean-zero ratings, clustered by group."""
     k = len(params) - 1
     pw, pt, pl = _davidson(params[:-1], params[-1], a, b)
     gx, ge = outcome - (pw - pl), (outcome == 0) - pt
@@ -333,7 +346,7 @@ def _cluster_se(params: np.ndarray, a, b, outcome, group, cov: np.ndarray, proj:
     np.add.at(score, (group, b), -gx / 2)
     np.add.at(score, (group, np.full_like(a, k)), ge)
     sandwich = cov @ (score.T @ score) @ cov
-    return np.sqrt(np.diag(proj @ sandwich[:k, :k] @ proj)) * ELO
+    return proj @ sandwich[:k, :k] @ proj * ELO**2
 
 
 def sprt(diffs: np.ndarray, mu0: float, mu1: float, alpha: float = 0.05, beta: float = 0.05,

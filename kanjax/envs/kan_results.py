@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.envs import kan_spec as ks
+from kanjax.envs.kan_scoring import worst_round
 from kanjax.jaxutil import Array
 
 KANKEI, MUKANKEI = 0, 1  # role (and side) indices
@@ -42,6 +43,12 @@ class KanResults:
         (KAN-71), and a match bounds them by truncating at 4x a round's steps."""
         c = self.config
         return c.n_rounds * self.deals_per_round * (4 if c.shippo_jo else 1)
+
+    @property
+    def worst_score(self) -> float:
+        """`n_rounds` times the worst round result the scoring tables allow (KAN-40..44,
+        KAN-61, KAN-68; `kan_scoring.worst_round`)."""
+        return float(self.config.n_rounds * worst_round(self.config))
 
     def deal_facts(self, before: Any, after: Any) -> dict[str, Array]:
         """The finished deal: its round, deal number, dealer, trump and kankei from `before`

@@ -98,3 +98,22 @@ def round_bound(config: ks.KanConfig) -> int:
         bound = int(np.max(np.abs(mult[:, d1]) * bound + np.abs(add[:, d1]).max(axis=1)))
         bound += int(np.abs(w3).max()) if deal == 3 else 0
     return bound
+
+
+def worst_round(config: ks.KanConfig) -> int:
+    """The lowest result a player can get from one round (KAN-14, KAN-40..44): the least
+    `Rk` or `Rm` at a round's end over every sequence of deal outcomes the tables score (a
+    round ends at a kankei loss or after its last deal; a void deal scores nothing)."""
+    mult, add, w3, kankei_wins = deal_tables(config)
+    deals = 1 if config.variant == "gambari" else 3
+    running, ends = {(0, 0)}, set()
+    for deal in range(1, deals + 1):
+        d1, nxt = int(deal == 1), set()
+        for r in running:
+            for o in range(NUM_OUTCOMES):
+                if o == ks.SHIPPO_VOID:
+                    continue
+                new = mult[o, d1] * np.array(r) + add[o, d1] + (deal == 3 and kankei_wins[o]) * w3
+                (nxt if kankei_wins[o] and deal < deals else ends).add(tuple(int(x) for x in new))
+        running = nxt
+    return min(min(r) for r in ends)

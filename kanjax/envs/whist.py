@@ -419,6 +419,7 @@ class WhistEnv(Env):
     deal_columns = (("leader", "string"), ("trump", "string"), ("tricks_ns", "int8"),
                     ("tricks_ew", "int8"))
     heuristic = "kanjax.bots.whist_heuristic:make_whist_heuristic"
+    worst_score = 0.0  # a player's match score is his side's tricks
 
     def deal_facts(self, before: WhistState, after: WhistState) -> dict[str, Array]:
         """The deal's sides, roles and winners, its opening leader, trump and tricks."""

@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tournaments import stats
-from tournaments.report import format_report, report
+from tournaments.coverage import coverage
+from tournaments.report import _plot_ratings, _plot_scores, _run_title, format_report, report
 from tournaments.schema import tables as tables_for
 
 N = 5  # players per game
@@ -125,6 +126,38 @@ def test_ratings_handle_few_and_many_bots_and_a_bot_that_never_loses(k):
     assert r["elo"][r["bots"].index("best")] == max(r["elo"])
 
 
+def test_rating_intervals_are_clustered_by_duplicate_group():
+    # 4 games in 2 groups, each game 2 x "a" vs 1 x "b"; then each game played twice in its
+    # own group (copies of one deal: no new information) and in a new group (new deals)
+    seats = {"game_id": np.repeat(np.arange(4), 3), "group": np.repeat([0, 0, 1, 1], 3),
+             "player": np.tile(np.arange(3), 4), "bot": np.array(list("aab" * 4)),
+             "score": np.array([3.0, 1, 2, 0, 1, 2, 2, 2, 1, 1, 0, 3])}
+
+    def doubled(new_groups: bool) -> dict:
+        extra = {k: v.copy() for k, v in seats.items()}
+        extra["game_id"] += 4
+        extra["group"] += 2 * new_groups
+        return {k: np.concatenate([seats[k], extra[k]]) for k in seats}
+
+    one, same, new = (stats.fit_ratings(x) for x in (seats, doubled(False), doubled(True)))
+    for r in (one, same, new):  # t intervals with (groups - 1) degrees of freedom
+        t = stats.t_quantile(0.95, r["groups"])
+        assert np.allclose(np.array(r["hi"]) - r["elo"], t * np.array(r["se"]))
+        assert np.allclose(np.sqrt(np.diag(r["cov"])), r["se"])
+    # the model's error takes every copy for new information; the clustered one does not
+    assert same["se_model"][0] == pytest.approx(one["se_model"][0] / np.sqrt(2), rel=0.05)
+    assert same["se"][0] == pytest.approx(one["se"][0], rel=0.05)
+    assert new["se"][0] == pytest.approx(one["se"][0] / np.sqrt(2 * 3) * np.sqrt(2), rel=0.05)
+    assert stats.t_quantile(0.95, 2) == pytest.approx(12.706, abs=1e-3)  # 2 groups: wide
+
+
+@pytest.mark.slow
+def test_rating_intervals_cover_a_null_95_percent_of_the_time():
+    # BENCHMARKS.md: `python -m tournaments.coverage` with 1000 tournaments a setting
+    result = coverage(400, groups=32, seed=1)
+    assert 0.92 <= result["coverage_se"] <= 0.98
+
+
 def test_whole_match_partners_are_left_out_of_the_ratings():
     # game 0: teams {0, 1} and {2, 3, 4} in both deals; game 1: the teams change, then a
     # deal without sides breaks every partnership
@@ -172,7 +205,7 @@ def write_folder(root, seats: dict, manifest: dict) -> None:
             "flags": ["{}"] * n, "bots": [seats["bot"][rows[g]].tolist() for g in games],
             "scores": [seats["score"][rows[g]].tolist() for g in games], "steps": [100] * n,
             "truncated": [False] * n, "forfeit": [1] + [-1] * (n - 1),
-            "forfeit_reason": ["b: crash"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
+            "forfeit_reason": ["base: crash: boom"] + [""] * (n - 1), "actions": [[1, 2]] * n}),
         "deals": pa.table({
             "game_id": games, "deal_index": [0] * n, "side": [[0, 0, 1, 1, 1]] * n,
             "role": [[0, 0, 1, 1, 1]] * n, "won": [[True] * 2 + [False] * 3] * n,
@@ -196,12 +229,31 @@ def test_report_writes_json_plots_and_a_table(tmp_path):
     assert saved == result and (saved["games"], saved["groups"]) == (300, 60)
     assert saved["roles"] == ["first", "second"]
     assert saved["bots"][0]["win_share_by_role"] == {"first": 0.5, "second": 0.5}
-    assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": 1}
+    assert saved["sprt"]["verdict"] == "H1" and saved["forfeits"] == {"base": {"crash": 1}}
     for png in ("ratings.png", "scores.png"):
         assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = format_report(result)
     assert "cand" in text and "base" in text and "SPRT" in text and "H1" in text
     assert "first" in text and "second" in text  # win shares by role, under their names
+
+
+def test_plots_name_the_run_and_keep_outliers_off_the_score_axis(tmp_path):
+    seats = make_seats({"a": 0.0, "b": 0.5}, groups=40, seed=8)
+    seats["score"][:3] = -478.0  # forfeits at the game's worst
+    run = tmp_path / "my_run"
+    run.mkdir()
+    write_folder(run, seats, {"config": {"game": "gonin_kan"}})
+    result = report(run)
+    title = _run_title(run, {"config": {"game": "gonin_kan"}}, result)
+    assert title == "my_run (gonin_kan): 200 games, 40 duplicate groups"
+    table = pa.table({k: seats[k] for k in ("bot", "score")})
+    scores = _plot_scores(table, tmp_path / "s.png", title).axes[0]
+    ratings = _plot_ratings(result["ratings"], tmp_path / "r.png", title).axes[0]
+    assert scores.get_title() == ratings.get_title() == title
+    lo, hi = scores.get_ylim()
+    assert -20 < lo < hi < 20  # the boxes, not the outliers, set the scale
+    labels = [t.get_text() for t in scores.get_xticklabels()]
+    assert labels[0].startswith("a\n(") and labels[0].endswith(" off scale)")
 
 
 def test_report_without_manifest_has_no_sprt(tmp_path):
