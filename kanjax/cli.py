@@ -183,8 +183,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"kanjax {args.command}: error: {err}", file=sys.stderr)
         sys.exit(2)
     except OSError as err:  # a missing or unreadable file
-        print(f"kanjax {args.command}: error: {err.filename or ''}: {err.strerror or err}",
-              file=sys.stderr)
+        what = f"{err.filename}: {err.strerror}" if err.filename else err
+        print(f"kanjax {args.command}: error: {what}", file=sys.stderr)
         sys.exit(2)
 
 

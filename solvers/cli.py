@@ -50,7 +50,8 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
     seat = (lambda s: SEATS[s]) if game == "whist" else (lambda s: players[s])
     out = {"game": game, "value": sol.value,
            "side": [seat(s) for s in range(pos.rules.n) if pos.side[s]],
-           "to_move": seat(pos.to_move), "trump": pos.trump, "nodes": sol.nodes,
+           "to_move": seat(pos.to_move), "trump": states[best][0].strain_name(pos.trump),
+           "nodes": sol.nodes,
            "trick_nodes": sol.trick_nodes}
     if len(options) > 1:
         key = "trump" if options[0].get("trump") is not None else "leader"

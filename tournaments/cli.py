@@ -60,6 +60,8 @@ def _game(args) -> None:
 
     from kanjax import records
 
+    if not os.path.isdir(os.path.join(args.dir, "games")):
+        raise ValueError(f"{args.dir}: not a tournament results folder (no games/ in it)")
     games = ds.dataset(os.path.join(args.dir, "games"))
     rows = games.to_table(filter=pc.field("game_id") == args.game_id).to_pylist()
     if not rows:
