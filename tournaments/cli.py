@@ -7,6 +7,8 @@ import argparse
 import dataclasses
 import json
 import os
+import socket
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,6 +45,8 @@ def _run(args) -> None:
     cfg = load_config(args.config)
     address = args.address or os.environ.get("RAY_ADDRESS") or cfg.ray_address
     cfg = dataclasses.replace(cfg, output=args.output or cfg.output, ray_address=address)
+    if address and not args.local:
+        join_ray_cluster(address)
     result = run_tournament(cfg, local=args.local, actors=args.actors)
     state = "interrupted; run the same command to resume" if result.interrupted else "done"
     print(f"{cfg.output}: {result.games} games stored ({result.chunks_run} chunks run now, "
@@ -52,6 +56,25 @@ def _run(args) -> None:
         print(f"SPRT decided {result.stopped_by_sprt['verdict']}: the run stopped early")
     if args.report and not result.interrupted:
         _print_report(cfg.output, as_json=False)
+
+
+def join_ray_cluster(address: str, timeout: float = 5.0) -> None:
+    """Get ready to join the Ray cluster at `address`: ValueError within `timeout` seconds
+    when nothing answers there (Ray itself retries for minutes), and token authentication
+    (on by default for `ray start` since Ray 2.59) switched on when this machine has a Ray
+    token and RAY_AUTH_MODE is unset (Ray never sends it to an explicit address by itself)."""
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+        except OSError as err:
+            raise ValueError(f"no Ray cluster answers at {address} ({err.strerror or err}): "
+                             "start one with `ray start --head`, or leave out --address "
+                             "(and RAY_ADDRESS) for a local Ray") from None
+    token_file = os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token"
+    if "RAY_AUTH_MODE" not in os.environ and (
+            os.environ.get("RAY_AUTH_TOKEN") or Path(token_file).is_file()):
+        os.environ["RAY_AUTH_MODE"] = "token"
 
 
 def _game(args) -> None:
