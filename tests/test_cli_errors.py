@@ -4,6 +4,7 @@ traceback (issue 22 items 10 and 12); `Env.checked_step`'s refusals."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jax
 import pytest
@@ -121,3 +122,13 @@ def test_play_replay_show_say_when_preparing(capsys):
     with cli.compiling_notice(after=0.0):
         __import__("time").sleep(0.2)
     assert "kanjax: preparing the engine" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # ~40 s: the example's eager `env.init` runs op by op
+def test_readme_example_runs_to_checked_step():
+    """The README's Env example, up to its `checked_step`, runs from the start state."""
+    text = (Path(__file__).parents[1] / "README.md").read_text()
+    example = text.split("```python\n", 1)[1].split("```", 1)[0]
+    lines = example.splitlines()
+    upto = next(i for i, line in enumerate(lines) if "checked_step(" in line)
+    exec("\n".join(lines[: upto + 1]), {})
