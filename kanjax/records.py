@@ -22,7 +22,7 @@ import numpy as np
 import kanjax
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.rollout import Policy, game_key, make_trajectory, step_keys
+from kanjax.rollout import Policy, Trajectory, game_key, make_trajectory, step_keys
 
 FORMAT = "kanjax-record/1"
 
@@ -78,8 +78,6 @@ class Match:
                 continue
             except ValueError:
                 pass
-            if i > self.env.max_steps:
-                break  # `run` names the fault
             try:
                 ids.append(self.env.action_from_name(name, self.run(ids).state(i)))
             except ValueError as err:
@@ -92,7 +90,7 @@ class Played:
     """A match's trajectory as numpy arrays (`kanjax.rollout.Trajectory`), read by step."""
 
     env: Env
-    traj: Any
+    traj: Trajectory  # numpy leaves
 
     @property
     def steps(self) -> int:
@@ -174,10 +172,7 @@ def replay(record: dict) -> ReplayResult:
         return ReplayResult(False, 0, f"cannot start the match: {err}")
     names = record["actions"]
     ids, bad = m.action_ids(names)
-    try:
-        played = m.run(ids)
-    except ValueError as err:
-        return ReplayResult(False, 0, str(err))
+    played = m.run(ids[: m.env.max_steps])  # the match is over by then
     deals = {d["step"]: d["deal"] for d in record.get("deals", [])}
     for i, name in enumerate(names):
         state = played.state(i)
