@@ -81,6 +81,12 @@ def test_every_game_checks_its_flag_types(game, flags, message):
     assert kanjax.make("gonin_kan", illegal_action_penalty=-2).config.illegal_action_penalty == -2
 
 
+@pytest.fixture(scope="module")
+def start():
+    env = kanjax.make("gonin_kan", n_rounds=1)
+    return env, env.jitted("init")(jax.random.PRNGKey(0))
+
+
 @pytest.mark.parametrize("action, message", [
     ("KOI ", "bad action name 'KOI ' (stray spaces)"),
     (3.5, "bad action 3.5: want an action id"),
@@ -89,9 +95,8 @@ def test_every_game_checks_its_flag_types(game, flags, message):
     ("fold", "unknown action name 'fold'"),
     (999, "illegal action 999"),
 ])
-def test_checked_step_refuses_what_is_not_an_action(action, message):
-    env = kanjax.make("gonin_kan", n_rounds=1)
-    state = env.init(jax.random.PRNGKey(0))
+def test_checked_step_refuses_what_is_not_an_action(start, action, message):
+    env, state = start
     with pytest.raises(ValueError) as err:
         env.checked_step(state, action, jax.random.PRNGKey(1))
     legal = ", ".join(env.action_name(a, state) for a in env.legal_actions(state))
