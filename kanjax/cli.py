@@ -202,7 +202,7 @@ def use_compilation_cache() -> None:
 
 
 @contextlib.contextmanager
-def compiling_notice(after: float = 2.0) -> Iterator[None]:
+def compiling_notice(after: float = 4.0) -> Iterator[None]:
     """A line on stderr when the block runs longer than `after` seconds (on its first run
     it compiles the engine)."""
     import jax
