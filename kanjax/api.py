@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import typing
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -57,6 +58,22 @@ class State:
 
     def replace(self, **changes: Any) -> State:
         return dataclasses.replace(self, **changes)
+
+
+FLAG_TYPES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
+def check_flag_types(config: Any) -> None:
+    """ValueError naming the first field of a config dataclass (a game's variant flags) whose
+    value is not of the field's type (`FLAG_TYPES`; an integer is a number, true/false is
+    neither). Games call it first thing in their config's checks."""
+    hints = typing.get_type_hints(type(config))
+    for field in dataclasses.fields(config):
+        want, value = hints[field.name], getattr(config, field.name)
+        kinds = (int, float) if want is float else (want,)
+        if want in FLAG_TYPES and (not isinstance(value, kinds) or (
+                want is not bool and isinstance(value, bool))):
+            raise ValueError(f"{field.name}={value!r}: must be {FLAG_TYPES[want]}")
 
 
 def common_summary(state: State) -> dict[str, Array]:
@@ -332,18 +349,30 @@ class Env(abc.ABC):
 
     # ---- the checked Python path ------------------------------------------------------
     def checked_step(self, state: State, action: int | str, key: Array | None = None) -> State:
-        """`step` for one (unbatched) state that raises ValueError on an illegal action."""
+        """`step` for one (unbatched) state that raises ValueError on an illegal action: one
+        not legal now, a name that is not exactly an action's, anything but an integer id."""
         if bool(np.asarray(state.terminated | state.truncated)):
             raise ValueError(f"{self.name}: the match is over; no action can be taken")
-        if isinstance(action, str):
-            action = self.action_from_name(action, state)
         mask = np.asarray(state.legal_action_mask)
-        if not (0 <= int(action) < self.num_actions) or not mask[int(action)]:
+
+        def fault(what: str) -> ValueError:
             legal = [self.action_name(int(a), state) for a in np.flatnonzero(mask)]
-            raise ValueError(
-                f"{self.name}: illegal action {action} ({self._safe_name(int(action), state)}) "
-                f"for player {int(state.current_player)}; legal: {', '.join(legal)}"
-            )
+            return ValueError(f"{self.name}: {what} for player {int(state.current_player)}; "
+                              f"legal: {', '.join(legal)}")
+
+        if isinstance(action, str):
+            if action != " ".join(action.split()):
+                raise fault(f"bad action name {action!r} (stray spaces)")
+            try:
+                action = self.action_from_name(action, state)
+            except ValueError as err:
+                raise fault(str(err)) from None
+        value = np.asarray(action)
+        if value.ndim or not np.issubdtype(value.dtype, np.integer):
+            raise fault(f"bad action {action!r}: want an action id (an integer) or name")
+        action = int(value)
+        if not (0 <= action < self.num_actions) or not mask[action]:
+            raise fault(f"illegal action {action} ({self._safe_name(action, state)})")
         return self.jitted("step")(state, jnp.int32(action), key)
 
     def legal_actions(self, state: State) -> list[int]:

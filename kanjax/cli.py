@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -19,6 +22,26 @@ def _flag_value(text: str):
         except ValueError:
             pass
     return text
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"want a positive integer, got {text!r}")
+    return value
+
+
+def positive_ints(text: str) -> tuple[int, ...]:
+    """An argparse type: comma-separated positive integers (`--batches 1,64`)."""
+    try:
+        return tuple(positive_int(part) for part in text.split(","))
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"want comma-separated positive integers (e.g. 1,64,1024), got {text!r}") from None
 
 
 def set_flags(pairs: list[str]) -> dict:
@@ -50,12 +73,9 @@ def _cmd_bench(args) -> None:
 
     if args.cpus and hasattr(os, "sched_setaffinity"):  # before XLA sizes its thread pool
         os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: args.cpus])
-    batches = tuple(int(b) for b in args.batches.split(","))
-    result = bench_games([args.game, *args.more_games], batches, args.seconds,
+    result = bench_games([args.game, *args.more_games], args.batches, args.seconds,
                          not args.no_baseline, **set_flags(args.set))
-    if not args.json:
-        print(format_bench_games(result))
-    print(json.dumps(result))
+    print(json.dumps(result) if args.json else format_bench_games(result))
 
 
 def _cmd_play(args) -> None:
@@ -86,13 +106,12 @@ def _cmd_show(args) -> None:
 
     target = args.target
     if Path(target).is_file():
-        record = records.load(target)
-        m = records.Match(record["game"], record.get("flags", {}), record["seed"],
-                          record.get("start"))
-        for name in record["actions"][: args.step]:
-            m.step(m.env.action_from_name(name, m.state))
-        print(m.env.render(m.state))
+        env, state = records.state_at(records.load(target), args.step)
+        print(env.render(state))
         return
+    if not target.split()[1:]:  # one word: a file name (deal strings have several)
+        raise ValueError(f"{target}: no such record file (want a record file or a deal "
+                         "string)")
     env = kanjax.deal_env(target, **set_flags(args.set))
     print(env.render(env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
@@ -109,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
         return p
 
     p = game_cmd("simulate", "play random matches; print throughput and how deals end")
-    p.add_argument("--games", type=int, default=1024)
-    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--games", type=positive_int, default=1024)
+    p.add_argument("--batch", type=positive_int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print JSON only")
     p.set_defaults(fn=_cmd_simulate)
@@ -118,7 +137,7 @@ def main(argv: list[str] | None = None) -> None:
     p = game_cmd("bench", "compile time and throughput at several batch sizes (+ baseline)")
     p.add_argument("more_games", nargs="*", metavar="GAME",
                    help="more games measured in the same run (compared per card played)")
-    p.add_argument("--batches", default="1,64,1024,4096")
+    p.add_argument("--batches", type=positive_ints, default=(1, 64, 1024, 4096))
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
     p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")
     p.add_argument("--cpus", type=int, default=1,
@@ -155,10 +174,49 @@ def main(argv: list[str] | None = None) -> None:
 
     args = parser.parse_args(argv)
     try:
-        args.fn(args)
+        if args.command in ("play", "replay", "show"):  # a person waits for these
+            use_compilation_cache()
+            with compiling_notice():
+                args.fn(args)
+        else:
+            args.fn(args)
     except ValueError as err:  # bad flags, deals, records: a clear message, no traceback
         print(f"kanjax {args.command}: error: {err}", file=sys.stderr)
         sys.exit(2)
+    except OSError as err:  # a missing or unreadable file
+        what = f"{err.filename}: {err.strerror}" if err.filename else err
+        print(f"kanjax {args.command}: error: {what}", file=sys.stderr)
+        sys.exit(2)
+
+
+def use_compilation_cache() -> None:
+    """Keep XLA's compiled programs across runs (jax's persistent compilation cache) in
+    ~/.cache/kanjax/jax (under $XDG_CACHE_HOME when set), unless JAX_COMPILATION_CACHE_DIR
+    names another folder."""
+    import jax
+
+    if not jax.config.jax_compilation_cache_dir:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        jax.config.update("jax_compilation_cache_dir", str(base / "kanjax" / "jax"))
+        jax.config.update("jax_compilation_cache_max_size", 512 << 20)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
+@contextlib.contextmanager
+def compiling_notice(after: float = 4.0) -> Iterator[None]:
+    """A line on stderr when the block runs longer than `after` seconds (on its first run
+    it compiles the engine)."""
+    import jax
+
+    notice = threading.Timer(after, lambda: print(
+        "kanjax: preparing the engine (compiling it the first time; later runs read "
+        f"{jax.config.jax_compilation_cache_dir}) ...", file=sys.stderr, flush=True))
+    notice.daemon = True
+    notice.start()
+    try:
+        yield
+    finally:
+        notice.cancel()
 
 
 if __name__ == "__main__":

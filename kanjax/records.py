@@ -4,7 +4,8 @@ A record holds the game and its flags, the seed, the optional starting deal stri
 of every deal as dealt, every action by name and the final scores. Chance follows the key
 convention of `kanjax.rollout` (game `game_index` of the seed, default 0: tournaments store
 the deal seed index there), so `replay` re-runs the match through the engine and reports the
-first step that disagrees with the record.
+first step that disagrees with the record. Playing, replaying and showing a match are each
+one jitted call (`kanjax.rollout.make_trajectory`) that yields every state of the match.
 
 A match a player forfeited (a tournament's crash, timeout or illegal move) is recorded up to
 the forfeit: its `forfeit` entry names the `player`, the `reason`, the refused move (`action`,
@@ -15,6 +16,7 @@ up to it and that the forfeiting player is the one to act there.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -25,23 +27,28 @@ import numpy as np
 import kanjax
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.rollout import Policy, game_key, step_keys
+from kanjax.rollout import Policy, Trajectory, game_key, make_trajectory, step_keys
 
 FORMAT = "kanjax-record/1"
 
 
 class Match:
-    """One unbatched match under the rollout key convention, with jitted steps."""
+    """One unbatched match under the rollout key convention: `run` plays it through one
+    jitted call; `step` takes one action at a time (jitted steps, for tests that watch every
+    state)."""
 
     def __init__(self, game: str, flags: dict[str, Any], seed: int, start: str | None,
                  game_index: int = 0):
         self.env: Env = kanjax.make(game, **flags)
         self.gkey = game_key(jax.random.PRNGKey(seed), game_index)
-        self.state: State = (
-            self.env.init(self.gkey) if start is None else self.env.from_deal(start, self.gkey)
-        )
-        self._step = self.env.jitted("step")
+        self.first: State | None = (  # None: env.init(gkey)
+            None if start is None else self.env.from_deal(start, self.gkey))
         self.returns = np.zeros(self.env.num_players)  # summed rewards = match scores
+
+    @functools.cached_property
+    def state(self) -> State:
+        """The state now (`step` moves it on), at first the match's first state."""
+        return self.env.jitted("init")(self.gkey) if self.first is None else self.first
 
     @property
     def done(self) -> bool:
@@ -51,8 +58,72 @@ class Match:
         return step_keys(self.env, self.gkey, self.state)
 
     def step(self, action: int) -> None:
-        self.state = self._step(self.state, np.int32(action), self.keys()[1])
+        self.state = self.env.jitted("step")(self.state, np.int32(action), self.keys()[1])
         self.returns += np.asarray(self.state.rewards)
+
+    def run(self, actions: list[int], policy: Policy = uniform_random) -> Played:
+        """The match taking `actions`, then `policy`'s choices until it ends."""
+        if len(actions) > self.env.max_steps:
+            raise ValueError(f"{len(actions)} actions: a {self.env.name} match has at most "
+                             f"{self.env.max_steps}")
+        padded = np.zeros(self.env.max_steps, np.int32)
+        padded[: len(actions)] = actions
+        traj = make_trajectory(self.env, policy)(self.gkey, padded, np.int32(len(actions)),
+                                                 self.first)
+        return Played(self.env, jax.tree.map(np.asarray, traj))
+
+    def action_ids(self, names: list[str]) -> tuple[list[int], str | None]:
+        """The ids of `names` (a prefix, and the error of the first name that is not an
+        action of its state, if any). A name that needs its state (a hand-relative action)
+        is read in the state the ids before it lead to."""
+        ids: list[int] = []
+        for i, name in enumerate(names):
+            try:
+                ids.append(self.env.action_from_name(name))
+                continue
+            except ValueError:
+                pass
+            try:
+                ids.append(self.env.action_from_name(name, self.run(ids).state(i)))
+            except ValueError as err:
+                return ids, str(err)
+        return ids, None
+
+
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """A match's trajectory as numpy arrays (`kanjax.rollout.Trajectory`), read by step."""
+
+    env: Env
+    traj: Trajectory  # numpy leaves
+
+    @property
+    def steps(self) -> int:
+        """Steps the match took (to its end, or the step bound)."""
+        count = self.traj.states.step_count
+        return int(count[-1] - count[0])
+
+    def state(self, i: int) -> State:
+        """The state before step `i` (after step i - 1)."""
+        return jax.tree.map(lambda x: x[i], self.traj.states)
+
+    def done(self, i: int) -> bool:
+        return bool(self.traj.states.terminated[i] | self.traj.states.truncated[i])
+
+    def scores(self, n: int) -> list[float]:
+        """The summed rewards of the first `n` steps."""
+        return [float(x) for x in self.traj.states.rewards[1: n + 1].sum(0)]
+
+    def names(self, n: int) -> list[str]:
+        """The first `n` actions by name."""
+        return [self.env.action_name(int(a), self.state(i))
+                for i, a in enumerate(self.traj.actions[:n])]
+
+    def deals(self, n: int) -> list[dict]:
+        """The deal string at step 0 and after each step among the first `n` that ended a
+        deal (and not the match)."""
+        return [{"step": i, "deal": self.env.deal_string(self.state(i))} for i in range(n + 1)
+                if i == 0 or (self.traj.deal_done[i - 1] and not self.done(i))]
 
 
 def play_record(
@@ -64,33 +135,19 @@ def play_record(
 ) -> dict:
     """Play one match with `policy` in every seat and return its record."""
     flags = dict(flags or {})
-    m = Match(game, flags, seed, start)
-    observe = m.env.jitted("observe")
-    deals = [{"step": 0, "deal": m.env.deal_string(m.state)}]
-    actions = []
-    while not m.done:
-        pkey, _ = m.keys()
-        obs = observe(m.state, m.state.current_player)
-        action = int(policy(pkey, obs, m.state.legal_action_mask))
-        actions.append(m.env.action_name(action, m.state))
-        m.step(action)
-        if bool(m.env.deal_done(m.state)) and not m.done:
-            deals.append({"step": len(actions), "deal": m.env.deal_string(m.state)})
+    played = Match(game, flags, seed, start).run([], policy)
+    n = played.steps
     return {
         "format": FORMAT,
         "game": game,
         "flags": flags,
         "seed": seed,
         "start": start,
-        "deals": deals,
-        "actions": actions,
-        "scores": _scores(m),
-        "terminated": bool(m.state.terminated),
+        "deals": played.deals(n),
+        "actions": played.names(n),
+        "scores": played.scores(n),
+        "terminated": bool(played.traj.states.terminated[n]),
     }
-
-
-def _scores(m: Match) -> list[float]:
-    return [float(x) for x in m.returns]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,66 +158,90 @@ class ReplayResult:
     forfeit: str | None = None  # a forfeited match: who forfeited and why
 
 
+def start_match(record: dict) -> Match:
+    """The match of a record, before its first action; ValueError naming what is wrong."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        found = record.get("format") if isinstance(record, dict) else type(record).__name__
+        raise ValueError(f"not a {FORMAT} record (format={found!r})")
+    try:
+        return Match(record["game"], record.get("flags", {}), record["seed"],
+                     record.get("start"), record.get("game_index", 0))
+    except KeyError as err:
+        raise ValueError(f"the record has no {err.args[0]!r}") from None
+
+
 def replay(record: dict) -> ReplayResult:
     """Re-run `record` through the engine; the first step that disagrees is reported."""
-    if record.get("format") != FORMAT:
-        return ReplayResult(False, 0, f"not a {FORMAT} record (format={record.get('format')!r})")
     try:
-        m = Match(record["game"], record.get("flags", {}), record["seed"], record.get("start"),
-                  record.get("game_index", 0))
-    except (KeyError, ValueError) as err:
+        m = start_match(record)
+    except ValueError as err:
         return ReplayResult(False, 0, f"cannot start the match: {err}")
+    names = record["actions"]
+    ids, bad = m.action_ids(names)
+    played = m.run(ids[: m.env.max_steps])  # the match is over by then
     deals = {d["step"]: d["deal"] for d in record.get("deals", [])}
-    for i, name in enumerate(record["actions"]):
-        if i in deals and deals[i] != m.env.deal_string(m.state):
+    for i, name in enumerate(names):
+        state = played.state(i)
+        if i in deals and deals[i] != m.env.deal_string(state):
             return ReplayResult(False, i, f"step {i}: the deal differs from the record:\n"
-                                f"  record: {deals[i]}\n  engine: {m.env.deal_string(m.state)}")
-        if m.done:
+                                f"  record: {deals[i]}\n  engine: {m.env.deal_string(state)}")
+        if played.done(i):
             return ReplayResult(False, i, f"step {i}: the match is already over, "
                                 f"but the record goes on with {name!r}")
-        try:
-            action = m.env.action_from_name(name, m.state)
-        except ValueError as err:
-            return ReplayResult(False, i, f"step {i}: {err}")
-        if not bool(m.state.legal_action_mask[action]):
-            legal = ", ".join(m.env.action_name(a, m.state) for a in m.env.legal_actions(m.state))
+        if i == len(ids):
+            return ReplayResult(False, i, f"step {i}: {bad}")
+        if not state.legal_action_mask[ids[i]]:
+            legal = ", ".join(m.env.action_name(a, state) for a in m.env.legal_actions(state))
             return ReplayResult(False, i, f"step {i}: {name!r} is illegal here; legal: {legal}")
-        m.step(action)
-    n = len(record["actions"])
-    if n in deals and deals[n] != m.env.deal_string(m.state):
+    n = len(names)
+    if n in deals and deals[n] != m.env.deal_string(played.state(n)):
         return ReplayResult(False, n, f"step {n}: the deal differs from the record")
-    if bool(m.state.terminated) != record.get("terminated", True):
-        return ReplayResult(False, n, f"after step {n}: terminated={bool(m.state.terminated)}")
-    scores = _scores(m)
+    terminated = bool(played.traj.states.terminated[n])
+    if terminated != record.get("terminated", True):
+        return ReplayResult(False, n, f"after step {n}: terminated={terminated}")
+    scores = played.scores(n)
     if "scores" in record and not np.allclose(scores, record["scores"]):
         return ReplayResult(False, n, f"final scores {scores} differ from the record's "
                             f"{record['scores']}")
     forfeit = record.get("forfeit")
     if forfeit is None:
         return ReplayResult(True, n)
-    error = _forfeit_error(m, forfeit)
+    error = _forfeit_error(m.env, played.state(n), played.done(n), forfeit)
     if error:
         return ReplayResult(False, n, f"after step {n}: {error}")
     return ReplayResult(True, n, forfeit=f"then player {forfeit['player']} forfeited: "
                         f"{forfeit.get('reason') or 'no reason given'}")
 
 
-def _forfeit_error(m: Match, forfeit: dict) -> str | None:
-    """Why the record's `forfeit` cannot have happened where the replay stands, or None."""
-    if m.done:
+def _forfeit_error(env: Env, state: State, done: bool, forfeit: dict) -> str | None:
+    """Why the record's `forfeit` cannot have happened at `state` (where the replay stands),
+    or None."""
+    if done:
         return "the match is over, so nobody can forfeit"
-    if int(m.state.current_player) != forfeit.get("player"):
-        return (f"player {int(m.state.current_player)} is to act, not the forfeiting player "
+    if int(state.current_player) != forfeit.get("player"):
+        return (f"player {int(state.current_player)} is to act, not the forfeiting player "
                 f"{forfeit.get('player')}")
     name = forfeit.get("action")
     if name is not None:
         try:
-            legal = bool(m.state.legal_action_mask[m.env.action_from_name(name, m.state)])
+            legal = bool(state.legal_action_mask[env.action_from_name(name, state)])
         except ValueError:
             legal = False
         if legal:
             return f"the forfeited move {name!r} is legal here"
     return None
+
+
+def state_at(record: dict, step: int) -> tuple[Env, State]:
+    """The env and the state after the record's first `step` actions (`kanjax show`)."""
+    m = start_match(record)
+    names = record["actions"]
+    if not 0 <= step <= len(names):
+        raise ValueError(f"--step {step}: the record has {len(names)} actions (0..{len(names)})")
+    ids, bad = m.action_ids(names[:step])
+    if bad is not None:
+        raise ValueError(f"step {len(ids)}: {bad}")
+    return m.env, m.run(ids).state(step)
 
 
 def record_of_actions(game: str, flags: dict[str, Any], seed: int, game_index: int,
@@ -170,24 +251,21 @@ def record_of_actions(game: str, flags: dict[str, Any], seed: int, game_index: i
     `forfeit` (the forfeiting `player`, the `reason`) the last action is the refused move:
     the record stops before it, its `scores` are the engine's there, and its `forfeit` adds
     that move's name (None: no move chosen, -1) and the match `scores` given."""
-    m = Match(game, flags, seed, None, game_index)
-    names, deals = [], [{"step": 0, "deal": m.env.deal_string(m.state)}]
-    played = actions[:-1] if forfeit else actions
-    for a in played:
-        if m.done:
-            raise ValueError(f"the match ended after {len(names)} of {len(actions)} actions")
-        names.append(m.env.action_name(int(a), m.state))
-        m.step(int(a))
-        if bool(m.env.deal_done(m.state)) and not m.done:
-            deals.append({"step": len(names), "deal": m.env.deal_string(m.state)})
+    actions = [int(a) for a in actions]
+    kept = actions[:-1] if forfeit else actions
+    played = Match(game, flags, seed, None, game_index).run(kept)
+    n = len(kept)
+    ended = next((i for i in range(n) if played.done(i)), None)
+    if ended is not None:
+        raise ValueError(f"the match ended after {ended} of {len(actions)} actions")
     record = {"format": FORMAT, "game": game, "flags": flags, "seed": seed,
-              "game_index": game_index, "start": None, "deals": deals, "actions": names,
-              "scores": _scores(m) if forfeit else [float(x) for x in scores],
-              "terminated": bool(m.state.terminated)}
+              "game_index": game_index, "start": None, "deals": played.deals(n),
+              "actions": played.names(n),
+              "scores": played.scores(n) if forfeit else [float(x) for x in scores],
+              "terminated": bool(played.traj.states.terminated[n])}
     if forfeit:
-        refused = int(actions[-1])
-        name = (m.env.action_name(refused, m.state) if 0 <= refused < m.env.num_actions
-                else None)
+        env, state, refused = played.env, played.state(n), actions[-1]
+        name = env.action_name(refused, state) if 0 <= refused < env.num_actions else None
         record["forfeit"] = {**forfeit, "action": name, "scores": [float(x) for x in scores]}
     return record
 
@@ -201,3 +279,5 @@ def load(path: str | Path) -> dict:
         return json.loads(Path(path).read_text())
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not a JSON game record ({err})") from None
+    except OSError as err:
+        raise ValueError(f"{path}: cannot read the record ({err.strerror})") from None

@@ -1,5 +1,6 @@
 """Batched whole-match play inside one jitted `lax.while_loop` (each trip one batched step,
-`play_batch`: the policies under `vmap`, then `env.step_batch`).
+`play_batch`: the policies under `vmap`, then `env.step_batch`); one match's every state in
+one jitted scan (`make_trajectory`: records, replays, `kanjax show`).
 
 Key convention (records, replays and duplicate tournaments rely on it): game `g` of a batch
 started from `key` uses `game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its
@@ -12,6 +13,7 @@ game key get the same deals in the same order whatever the players do (duplicate
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -168,3 +170,40 @@ def rollout(
     if seating is None:
         seating = jnp.zeros((batch, env.num_players), jnp.int32)
     return make_rollout(env, policies, stats_fn)(key, seating)
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class Trajectory:
+    """Every state of one match (leading axis: step), from `make_trajectory`."""
+
+    states: State  # the L + 1 states: before each step, then the last
+    actions: Array  # int32[L]: the action taken at each step
+    deal_done: Array  # bool[L]: the step ended a deal (`env.deal_done` of the next state)
+
+
+@functools.cache
+def make_trajectory(env: Env, policy: Policy = uniform_random
+                    ) -> Callable[..., Trajectory]:
+    """A jitted `(game key, actions int32[L], n, first state=None) -> Trajectory` of one
+    match from `first state` (None: `env.init(game key)`), L = `env.max_steps` steps (a
+    finished match stays put): step t takes `actions[t]` for t < n, else `policy`'s choice
+    (keys as in `make_rollout`). One compile per env and policy (and whether a first state
+    is given); one call plays, replays or shows a whole match."""
+    seating = jnp.zeros(env.num_players, jnp.int32)
+
+    def run(gkey: Array, actions: Array, n: Array, state0: State | None = None) -> Trajectory:
+        if state0 is None:
+            state0 = env.init(gkey)
+
+        def body(state, t):
+            chosen, skey = choose(env, (policy,), state, gkey, seating)
+            action = jnp.where(t < n, actions[t], chosen)
+            nxt = env.step(state, action, skey)
+            return nxt, (nxt, action, env.deal_done(nxt))
+
+        _, (after, taken, dealt) = jax.lax.scan(body, state0, jnp.arange(env.max_steps))
+        states = jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), state0, after)
+        return Trajectory(states=states, actions=taken, deal_done=dealt)
+
+    return jax.jit(run)

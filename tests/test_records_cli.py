@@ -1,10 +1,14 @@
 """Records, replay, `kanjax show`, `kanjax simulate` and the bench row, end to end."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 from kanjax import records
+from kanjax.api import Env
 from kanjax.bench import bench_batch, simulate
 from kanjax.cli import main
 
@@ -110,3 +114,36 @@ def test_KAN_16_show_names_the_six_player_dealer(tmp_path, capsys):
     dealer = int(out.split("dealer P")[1].split()[0])
     assert [line for line in out.splitlines() if "dealer  " in line] == [
         line for line in out.splitlines() if line.startswith("seat ") and f"P{dealer} " in line]
+
+
+def test_play_replay_show_are_one_scan_not_a_call_a_step(record, monkeypatch):
+    """Issue 22 item 11: a match is played, replayed and shown through the jitted scan of
+    `rollout.make_trajectory` (a call per hand-relative name at most), never a jitted step
+    per action."""
+    calls = []
+    scan = records.make_trajectory
+    monkeypatch.setattr(records, "make_trajectory", lambda *a: calls.append(a) or scan(*a))
+    monkeypatch.setattr(Env, "jitted", lambda self, name: pytest.fail(f"jitted {name}"))
+    assert records.play_record("gonin_kan", FLAGS, seed=7) == record and len(calls) == 1
+    assert records.replay(record).ok
+    env, state = records.state_at(record, 40)
+    assert int(state.step_count) == 40 and env.render(state)
+    assert len(calls) < 2 + 2 * len(record["deals"])
+
+
+def test_cli_keeps_compiled_programs_in_the_user_cache(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
+    code = ("import jax; from kanjax.cli import use_compilation_cache; "
+            "use_compilation_cache(); print(jax.config.jax_compilation_cache_dir)")
+    out = subprocess.run([sys.executable, "-c", code], env=env | {"XDG_CACHE_HOME": str(tmp_path)},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(tmp_path / "kanjax" / "jax")
+
+
+def test_show_step_out_of_range(record, tmp_path, capsys):
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["show", str(path), "--step", str(len(record["actions"]) + 1)])
+    assert exit_.value.code == 2 and f"the record has {len(record['actions'])} actions" in (
+        capsys.readouterr().err)

@@ -11,7 +11,9 @@ import argparse
 import dataclasses
 import json
 import os
+import socket
 import sys
+from pathlib import Path
 
 UNFINISHED = 3  # the exit status of a run that stopped before its tournament was finished
 
@@ -53,6 +55,8 @@ def _run(args) -> None:
     cfg = load_config(args.config)
     address = args.address or os.environ.get("RAY_ADDRESS") or cfg.ray_address
     cfg = dataclasses.replace(cfg, output=args.output or cfg.output, ray_address=address)
+    if address and not args.local:
+        join_ray_cluster(address)
     result = run_tournament(cfg, local=args.local, actors=args.actors)
     state = ("done" if result.finished else
              f"{'interrupted' if result.interrupted else result.failure or 'unfinished'}; "
@@ -68,12 +72,33 @@ def _run(args) -> None:
         _print_report(cfg.output, as_json=False)
 
 
+def join_ray_cluster(address: str, timeout: float = 5.0) -> None:
+    """Get ready to join the Ray cluster at `address`: ValueError within `timeout` seconds
+    when nothing answers there (Ray itself retries for minutes), and token authentication
+    (on by default for `ray start` since Ray 2.59) switched on when this machine has a Ray
+    token and RAY_AUTH_MODE is unset (Ray never sends it to an explicit address by itself)."""
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if port.isdigit():
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+        except OSError as err:
+            raise ValueError(f"no Ray cluster answers at {address} ({err.strerror or err}): "
+                             "start one with `ray start --head`, or leave out --address "
+                             "(and RAY_ADDRESS) for a local Ray") from None
+    token_file = os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token"
+    if "RAY_AUTH_MODE" not in os.environ and (
+            os.environ.get("RAY_AUTH_TOKEN") or Path(token_file).is_file()):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 def _game(args) -> None:
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
     from kanjax import records
 
+    if not os.path.isdir(os.path.join(args.dir, "games")):
+        raise ValueError(f"{args.dir}: not a tournament results folder (no games/ in it)")
     games = ds.dataset(os.path.join(args.dir, "games"))
     rows = games.to_table(filter=pc.field("game_id") == args.game_id).to_pylist()
     if not rows:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+from kanjax.api import check_flag_types
 from kanjax.cards import RANK_CHARS, CardError, Deck, suited_tokens
 
 # ---- cards (KAN-1..KAN-4, §15) -----------------------------------------------------------
@@ -198,6 +199,7 @@ class KanConfig:
     illegal_action_penalty: float = -1.0
 
     def __post_init__(self) -> None:
+        check_flag_types(self)
         choices = {
             "variant": ("gonin", "yonin", "gambari"),
             "scoring": ("standard", "zero_sum_5p"),

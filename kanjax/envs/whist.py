@@ -52,7 +52,16 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import trick as trick_kernel
-from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
+from kanjax.api import (
+    Array,
+    Env,
+    ObservationSpec,
+    ObsField,
+    State,
+    check_flag_types,
+    common_summary,
+    register_state,
+)
 from kanjax.envs import dealing
 from kanjax.envs.deal_fields import read_deal
 from kanjax.envs.layout import Layout
@@ -105,6 +114,7 @@ class WhistConfig:
     leader: str = "W"
 
     def __post_init__(self) -> None:
+        check_flag_types(self)
         for flag, allowed in (("trump", TRUMPS), ("leader", tuple(SEATS))):
             if getattr(self, flag) not in allowed:
                 raise ValueError(f"{flag}={getattr(self, flag)!r}: must be one of {allowed}")
