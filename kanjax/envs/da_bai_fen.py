@@ -575,6 +575,10 @@ class DbfEnv(MatchEnv):
     def _next_slots(g):
         return dict(g, kind=g["nkind"], starter=g["nstarter"], declaring=g["ndecl"])
 
+    def _dealt(self, s: DbfState, key: Array) -> DbfState:
+        """`MatchEnv.step_batch`'s dealing in the lanes whose step ended a hand."""
+        return self._seal(self._redeal(s, key))
+
     def _redeal(self, s: DbfState, key: Array) -> DbfState:
         """`s`, whose last step ended a hand (the game not over), with the next hand dealt
         from `key` and advanced to its first decision; open deals annulled at once (nobody
@@ -582,21 +586,23 @@ class DbfEnv(MatchEnv):
         g0 = LAYOUT.unpack(s)
 
         def body(c):
-            i, g, _, skip, _ = c
+            i, g, _, skip, _, last = c
             g = self._next_slots(g)
             w = self._deal_hand(g, jnp.where(i == 0, key, jax.random.fold_in(key, i)))
             g1, loc, place, picked, by = w
-            again = (g1["phase"] == ds.PHASE_DEAL)
+            again = g1["phase"] == ds.PHASE_DEAL
+            ended = again | (g1["phase"] == ds.PHASE_OVER)
             skip = jnp.where(again & (jnp.arange(MAX_SKIP) == i)[:, None],
                              place.astype(jnp.int8)[None], skip)
-            g1 = dict(g1)
+            last = jnp.where(ended, self._kitty_record(loc), last)
+            g1 = {k: jnp.asarray(v).astype(jnp.int32) for k, v in g1.items()}
             g1["dealt"] = g1["dealt"] + 1
-            return i + 1, g1, w[1:], skip, again
+            return i + 1, g1, w[1:], skip, again, last
 
         wt = (jnp.zeros(N, jnp.int32), jnp.zeros(N, jnp.int32), jnp.zeros(N, bool),
               jnp.zeros(N, jnp.int32))
-        init = (jnp.int32(0), g0, wt, s._skip, jnp.bool_(True))
-        i, g, rest, skip, _ = jax.lax.while_loop(lambda c: c[4], body, init)
+        init = (jnp.int32(0), g0, wt, s._skip, jnp.bool_(True), s._last)
+        i, g, rest, skip, _, last = jax.lax.while_loop(lambda c: c[4], body, init)
         g = dict(g)
         over = g["phase"] == ds.PHASE_OVER
         g["nskip"] = i - 1
@@ -605,7 +611,7 @@ class DbfEnv(MatchEnv):
         rew = jnp.where(g["winner"] < 0, 0.0, jnp.where(team == g["winner"], 1.0, -1.0))
         rewards = jnp.where(over, rew, 0.0).astype(jnp.float32)
         return self._pack(s, (g,) + tuple(rest), rewards=rewards, terminated=over,
-                          skip=skip)
+                          skip=skip, last=last)
 
     # ---- the legal mask -------------------------------------------------------------------
     def _legal(self, s: DbfState) -> Array:
