@@ -212,3 +212,28 @@ def test_conformance_jilin_preset():
     env = kanjax.make("da_bai_fen", jilin=True, max_hands=4)
     figures = check_env(env, batch=2)
     assert all(0 < s <= env.max_steps for s in figures["steps"])
+
+
+def test_dbf22_open_deal_team_levels(env):
+    """DBF-22 (scenario 20): an open deal, levels 5 / 9, starter 3: a seat may expose only its
+    own team's level; seat 2 exposing 5H becomes L, team 0 declares, R=5, T=H."""
+    order = order_text("9H 9S 5S 5H", "5D 5C 9D 9C 3D 4D")
+    s = env.from_deal(deal_of(order, starter=3, kind="open", levels="5,9"))
+    f = summary(env, s)
+    assert (int(f["current_player"]), int(f["drawn"])) == (3, 1)
+    assert env.legal_actions(s) == [ds.EXPOSE + 1, ds.PASS]
+    s = env.checked_step(s, ds.PASS, KEY)
+    f = summary(env, s)
+    assert (int(f["current_player"]), int(f["drawn"])) == (2, 4)
+    s = env.checked_step(s, ds.EXPOSE + 1, KEY)
+    f = summary(env, s)
+    assert (int(f["leader"]), int(f["declaring"]), int(f["trump_level"]),
+            int(f["trump_suit"])) == (2, 0, 5, 1)
+    assert int(f["phase"]) == ds.PHASE_DISCARD and int(f["current_player"]) == 2
+
+
+def test_dbf22_open_deal_nobody_can_expose(env):
+    """DBF-22: an open deal in which no seat holds its team's level card is annulled at once."""
+    order = order_text("", "5S 5H 5D 5C 3D 4D")
+    with pytest.raises(ValueError, match="annulled"):
+        env.from_deal(deal_of(order, starter=0, kind="open", levels="5,5"))
