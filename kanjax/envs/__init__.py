@@ -6,4 +6,5 @@ GAMES = {
     "yonin_kan": "kanjax.envs.kan:make_kan",
     "gambari_kan": "kanjax.envs.kan:make_kan",
     "whist": "kanjax.envs.whist:make_whist",
+    "da_bai_fen": "kanjax.envs.da_bai_fen:make_dbf",
 }

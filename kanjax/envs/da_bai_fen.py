@@ -1,0 +1,911 @@
+"""Da Bai Fen (打百分), the whole game as a jittable JAX environment (`kanjax.make("da_bai_fen")`).
+
+Rules: /work/shared/rules/da_bai_fen.md (DBF-1..43, V1..V13); vocabulary (card ids, action
+ids, phases, outcomes, location codes, `DbfConfig`): `kanjax.envs.dbf_spec`. The decisions the
+rules leave to the implementer are those of `kanjax.reference.da_bai_fen`'s docstring.
+
+Steps are decisions; between them the engine advances by itself: the draw runs to the next
+seat that may expose (DBF-13, in closed form: each seat's first exposable card fixes the
+draws at which it decides), the kitty is turned (DBF-14), picked up (DBF-17, V11), the claims
+are offered to the seats without trumps (DBF-18), tricks end, hands are scored and the next
+hand is dealt from the step's key (`MatchEnv`). An open deal nobody can expose in is annulled
+and redealt within the step (a bounded loop; its deck orders are kept in `_skip`).
+
+State (`DbfState`, a `MatchState`):
+- `_loc` int8[54]: the card's location (dbf_spec LOC_*: seat 0..3, kitty, trick, won by team
+  0/1, deck); `_place` int8[54]: its place in the hand's shuffled deck order (DBF-11);
+  `_picked` bool[54]: the mover's selection; `_by` int8[54]: 4 * trick + seat of a played
+  card, -1; `_skip` int8[2, 54]: places of deals annulled within the last step (`nskip`).
+- `_h` int8 header (`LAYOUT`): phase, hand kind, S, L, declaring team, R (a level), T, exposer,
+  exposed card, cards drawn, kitty cards turned, the final-pass and claim indices, the trick
+  (number, leader, plays, cards per play, led suit, Dun, best strength and player), points and
+  protected points, levels, the last hand's outcome, hook and points, the winner, and the
+  step flags deal_done / turn_done; `_w` int32: P, the kitty bonus, hands played, deals dealt.
+- `_last` int8[6]: the last ended hand's kitty.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kanjax import cards as cards_mod
+from kanjax import trick as tk
+from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
+from kanjax.envs import dbf_spec as ds
+from kanjax.envs import dealing
+from kanjax.envs.deal_fields import read_deal
+from kanjax.envs.layout import Layout
+from kanjax.envs.match import MatchEnv, MatchState
+from kanjax.jaxutil import tree_where
+
+N = ds.NUM_CARDS
+IDS = np.arange(N)
+PSUIT = np.where(IDS < ds.BJ, IDS // 13, 5)  # printed suit; jokers 5
+PRANK = np.where(IDS < ds.BJ, IDS % 13, -1)  # printed rank index; jokers -1
+JOKER = IDS >= ds.BJ
+POINTS = np.array(ds.CARD_POINTS, np.int32)
+TRUMP = 4  # the effective suit of trumps
+NUM_TRICKS = ds.HAND_SIZE
+MAX_SKIP = 2
+
+HEAD = [(k, None) for k in (
+    "phase", "kind", "starter", "leader", "declaring", "R", "T", "exposer", "exposed", "drawn",
+    "turned", "fidx", "cidx", "tno", "tleader", "nplays", "n", "led", "dun", "best_s",
+    "best_p", "protected", "outcome", "hook", "lprot", "winner", "deal_done", "turn_done",
+    "cur", "nskip", "nkind", "nstarter", "ndecl", "took")] + [
+    ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS)]
+WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
+LAYOUT = Layout(HEAD, WIDE)
+
+
+@register_state
+@dataclasses.dataclass(frozen=True)
+class DbfState(MatchState):
+    _place: Array
+    _picked: Array
+    _by: Array
+    _skip: Array
+
+
+def tables(R: Array, T: Array, yuan_zhu: bool):
+    """Per card: trump (bool), effective suit (0..3, TRUMP) and strength within it (DBF-5..8,
+    V6) for trump level `R` and suit `T`; equal strengths for equal cards."""
+    r = R - 2
+    yz = yuan_zhu & (r != 0)
+    prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
+    is_r = (prank == r) & ~jnp.asarray(JOKER)
+    is_2 = yz & (prank == 0) & ~jnp.asarray(JOKER)
+    of_t = psuit == T
+    trump = jnp.asarray(JOKER) | is_r | is_2 | of_t
+    eff = jnp.where(trump, TRUMP, psuit)
+    strength = jnp.where(
+        IDS == ds.RJ, 18, jnp.where(
+            IDS == ds.BJ, 17, jnp.where(
+                is_r, jnp.where(of_t, 16, 15), jnp.where(
+                    is_2, jnp.where(of_t, 14, 13), prank))))
+    return trump, eff, strength.astype(jnp.int32)
+
+
+def quad_value(rank: Array, R: Array, yuan_zhu: bool) -> Array:
+    """V8: the strength of a four-of-a-kind of printed rank index `rank`."""
+    r = R - 2
+    yz = yuan_zhu & (r != 0)
+    return jnp.where(rank == r, 20, jnp.where(yz & (rank == 0), 19, rank + 1))
+
+
+class DbfEnv(MatchEnv):
+    """Da Bai Fen (`da_bai_fen`): four players in two teams, hands until a team passes the
+    target level. Actions: dbf_spec (picks 0..53, play, expose S H D C, pass, claim)."""
+
+    name = "da_bai_fen"
+    num_players = 4
+    num_actions = ds.NUM_ACTIONS
+    card_deck = ds.DECK
+    card_actions = N
+    layout = LAYOUT
+    version = "1"
+    role_names = ("declarer", "opponent")
+
+    def __init__(self, config: ds.DbfConfig | None = None) -> None:
+        self.config = config = config or ds.DbfConfig()
+        self.max_steps = ds.max_game_steps(config)
+        self.max_deals = config.max_hands
+        self.illegal_action_penalty = config.illegal_action_penalty
+
+    def __hash__(self) -> int:
+        return hash(self.config)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DbfEnv) and other.config == self.config
+
+    # ---- the hand's tables --------------------------------------------------------------
+    def _tables(self, g):
+        return tables(g["R"], g["T"], self.config.yuan_zhu)
+
+    def _expo_rank(self, g, seat):
+        """The rank index `seat` may expose: R, or in an open deal his team's level."""
+        lev = g["lev"]
+        return jnp.where(g["kind"] == ds.OPEN_DEAL, lev[seat % 2], g["R"]) - 2
+
+    # ---- the draw (DBF-11..16) ----------------------------------------------------------
+    def _draw_loc(self, g, place, drawn):
+        owner = (g["starter"] + place) % 4
+        return jnp.where(place < drawn, owner, jnp.where(place >= ds.NUM_DRAWN, ds.LOC_KITTY,
+                                                         ds.LOC_DECK))
+
+    def _scan(self, g, place, k0, j0):
+        """The next exposure decision from draw k0 (or, past the draw, final-pass index j0):
+        (g, found). Not found: the exposure is over (drawn = 48)."""
+        S = g["starter"]
+        owner = (S + place) % 4
+        dealt = place < ds.NUM_DRAWN
+        first = []
+        for q in range(4):
+            ok = dealt & (owner == q) & (jnp.asarray(PRANK) == self._expo_rank(g, q))
+            first.append(jnp.min(jnp.where(ok, place, 99)))
+        best = jnp.int32(99)
+        for q in range(4):
+            d = (q - S) % 4
+            m = jnp.maximum(k0, first[q])
+            k = m + (d - m) % 4
+            best = jnp.where((first[q] < 99) & (k < best), k, best)
+        in_draw = (best < ds.NUM_DRAWN) & (k0 < ds.NUM_DRAWN)
+        firsts = jnp.stack(first)
+        has = firsts[(S + jnp.arange(4)) % 4] < 99  # by final index
+        has = has & (jnp.arange(4) >= jnp.where(k0 < ds.NUM_DRAWN, 0, j0))
+        j = jnp.argmax(has)
+        in_final = ~in_draw & jnp.any(has)
+        g = dict(g)
+        g["phase"] = jnp.where(in_draw, ds.PHASE_DRAW, jnp.where(in_final, ds.PHASE_FINAL_PASS,
+                                                                 g["phase"]))
+        g["drawn"] = jnp.where(in_draw, best + 1, ds.NUM_DRAWN)
+        g["fidx"] = jnp.where(in_final, j, 0)
+        g["cur"] = jnp.where(in_draw, (S + best) % 4, jnp.where(in_final, (S + j) % 4,
+                                                                 g["cur"]))
+        return g, in_draw | in_final
+
+    # ---- hand start ----------------------------------------------------------------------
+    def _deal_hand(self, g, key, place=None):
+        """The next hand of slots `g` (kind, starter, declaring, levels set), shuffled from
+        `key` (or dealt in the deck order `place`), advanced to its first decision (or its
+        annulment)."""
+        if place is None:
+            place = dealing.shuffle(key, np.ones(N, bool), (ds.NUM_DRAWN,)).rank
+        g = dict(g)
+        for k, v in dict(phase=ds.PHASE_DRAW, exposer=-1, exposed=-1, drawn=0, turned=0,
+                         fidx=0, cidx=0, tno=0, tleader=-1, nplays=0, n=0, led=-1, dun=0,
+                         best_s=0, best_p=-1, protected=0, T=-1, took=0).items():
+            g[k] = jnp.int32(v)
+        g["pts"] = jnp.zeros(2, jnp.int32)
+        g["tw"] = jnp.full(NUM_TRICKS, -1, jnp.int32)
+        first = g["kind"] == ds.FIRST_HAND
+        later = g["kind"] == ds.LATER_HAND
+        g["leader"] = jnp.where(later, g["starter"], -1)
+        g["declaring"] = jnp.where(later, g["declaring"], -1)
+        g["R"] = jnp.where(first, self.config.start_level,
+                           jnp.where(later, g["lev"][jnp.clip(g["declaring"], 0, 1)], -1))
+        g, found = self._scan(g, place, jnp.int32(0), jnp.int32(0))
+        loc = self._draw_loc(g, place, g["drawn"])
+        w = (g, loc, place, jnp.zeros(N, bool), jnp.full(N, -1, jnp.int32))
+        return self._after_exposure(w, ~found)
+
+    # ---- after the exposure ---------------------------------------------------------------
+    def _after_exposure(self, w, do):
+        """Where `do`: the draw is complete; T (and L) fixed, the kitty turned (DBF-14), or an
+        open deal annulled (DBF-22); then the pickup (DBF-17, V11)."""
+        g, loc, place, picked, by = w
+        g = dict(g)
+        S = g["starter"]
+        loc = jnp.where(do, self._draw_loc(g, place, ds.NUM_DRAWN), loc)
+        exposed = g["exposer"] >= 0
+        first = g["kind"] == ds.FIRST_HAND
+        opened = g["kind"] == ds.OPEN_DEAL
+        # DBF-14: the kitty in order
+        kit = jnp.stack([jnp.argmax(place == ds.NUM_DRAWN + i) for i in range(ds.KITTY_SIZE)])
+        kr = jnp.asarray(PRANK)[kit]
+        is_r = kr == g["R"] - 2
+        stop = jnp.argmax(is_r)
+        any_r = jnp.any(is_r)
+        hi = jnp.argmax(kr)  # first of the highest (jokers -1)
+        tcard = jnp.where(any_r, kit[stop], kit[hi])
+        turned = jnp.where(any_r, stop + 1, ds.KITTY_SIZE)
+        turn = do & ~exposed & ~opened
+        g["T"] = jnp.where(turn, jnp.asarray(PSUIT)[tcard], g["T"])
+        g["turned"] = jnp.where(turn, turned, g["turned"])
+        g["leader"] = jnp.where(turn & first, S, g["leader"])
+        g["declaring"] = jnp.where(turn & first, S % 2, g["declaring"])
+        g["drawn"] = jnp.where(do, ds.NUM_DRAWN, g["drawn"])
+        annul = do & ~exposed & opened
+        w = (g, loc, place, picked, by)
+        w = self._end_hand(w, annul, ds.NO_EXPOSER)
+        return self._pickup(w, do & ~annul)
+
+    def _pickup(self, w, do):
+        g, loc, place, picked, by = w
+        g = dict(g)
+        trump, _, _ = self._tables(g)
+        kitty = loc == ds.LOC_KITTY
+        L = g["leader"]
+        if self.config.changchun_kitty:
+            r = g["R"] - 2
+            yz2 = self.config.yuan_zhu & (r != 0) & (jnp.asarray(PRANK) == 0)
+            qual = (jnp.asarray(PSUIT) == g["T"]) & (jnp.asarray(PRANK) != r) & ~yz2
+            takes = jnp.any(kitty & qual)
+        else:
+            takes = jnp.bool_(True)
+        take = do & takes
+        loc = jnp.where(take & kitty, L, loc)
+        g["took"] = take.astype(jnp.int32)
+        g["phase"] = jnp.where(take, ds.PHASE_DISCARD, g["phase"])
+        g["cur"] = jnp.where(take, L, g["cur"])
+        w = (g, loc, place, picked, by)
+        return self._claims(w, do & ~takes, jnp.int32(0))
+
+    # ---- claims (DBF-18/19) -----------------------------------------------------------------
+    def _claims(self, w, do, j0):
+        g, loc, place, picked, by = w
+        g = dict(g)
+        trump, _, _ = self._tables(g)
+        L = g["leader"]
+        seats = (L + jnp.arange(4)) % 4
+        none = jnp.stack([~jnp.any((loc == seats[j]) & trump) for j in range(4)])
+        none = none & (jnp.arange(4) >= j0)
+        j = jnp.argmax(none)
+        claim = do & jnp.any(none)
+        g["phase"] = jnp.where(claim, ds.PHASE_CLAIM, g["phase"])
+        g["cidx"] = jnp.where(claim, j, g["cidx"])
+        g["cur"] = jnp.where(claim, seats[j], g["cur"])
+        play = do & ~jnp.any(none)
+        g["phase"] = jnp.where(play, ds.PHASE_PLAY, g["phase"])
+        g["cur"] = jnp.where(play, L, g["cur"])
+        g["tleader"] = jnp.where(play, L, g["tleader"])
+        return (g, loc, place, picked, by)
+
+    # ---- play (DBF-20..28, V8, V9) ------------------------------------------------------------
+    def _close_play(self, w, do):
+        """The mover's selection is played to the trick."""
+        g, loc, place, picked, by = w
+        g = dict(g)
+        cfg = self.config
+        trump, eff, strength = self._tables(g)
+        cur = g["cur"]
+        cards = picked
+        count = jnp.sum(cards, dtype=jnp.int32)
+        leading = g["nplays"] == 0
+        first_card = jnp.argmax(cards)
+        prank = jnp.asarray(PRANK)
+        is_dun = (cfg.jilin_dun & (count == 4) & ~jnp.any(cards & jnp.asarray(JOKER))
+                  & jnp.all(~cards | (prank == prank[first_card])))
+        dun = jnp.where(leading, is_dun, g["dun"] > 0)
+        led = jnp.where(leading, eff[first_card], g["led"])
+        # the play's strength
+        zeros = jnp.zeros(N, bool)
+        ps = tk.play_strength(cards, eff, strength, led, jnp.int32(TRUMP), zeros)
+        qs = jnp.where(is_dun, quad_value(prank[first_card], g["R"], cfg.yuan_zhu), 0)
+        s = jnp.where(dun, qs, ps)
+        better = leading | (s > g["best_s"])
+        # DBF-23/24: the validity of a multi-lead
+        others = (loc >= 0) & (loc < 4) & (loc != cur)
+        omax = jnp.max(jnp.where(others & (eff == led), strength, -1))
+        lmin = jnp.min(jnp.where(cards, strength, 99))
+        invalid = (leading & (count >= 2) & ~is_dun & (omax > lmin)
+                   & (cfg.invalid_multilead == "penalty"))
+        loc = jnp.where(do & cards, ds.LOC_TRICK, loc)
+        by = jnp.where(do & cards, 4 * g["tno"] + cur, by)
+        picked = jnp.where(do, False, picked)
+        g["n"] = jnp.where(do & leading, count, g["n"])
+        g["led"] = jnp.where(do, led, g["led"])
+        g["dun"] = jnp.where(do, dun, g["dun"])
+        g["best_s"] = jnp.where(do & better, s, g["best_s"])
+        g["best_p"] = jnp.where(do & better, cur, g["best_p"])
+        g["nplays"] = jnp.where(do, g["nplays"] + 1, g["nplays"])
+        g["cur"] = jnp.where(do, (cur + 1) % 4, g["cur"])
+        g["turn_done"] = jnp.where(do, 1, g["turn_done"])
+        w = (g, loc, place, picked, by)
+        pen = do & invalid
+        w = self._end_hand(w, pen, ds.PENALTY)
+        return self._end_trick(w, do & ~invalid & (g["nplays"] == 4))
+
+    def _end_trick(self, w, do):
+        g, loc, place, picked, by = w
+        g = dict(g)
+        win = g["best_p"]
+        team = win % 2
+        in_trick = loc == ds.LOC_TRICK
+        pts = jnp.sum(jnp.where(in_trick, jnp.asarray(POINTS), 0))
+        prot = jnp.int32(0)
+        if self.config.dun_points_protected:
+            prank = jnp.asarray(PRANK)
+            for q in range(4):
+                mine = in_trick & (by == 4 * g["tno"] + q)
+                for rk in (ds.RANK_K, ds.RANK_T, ds.RANK_5):
+                    quad = jnp.sum(mine & (prank == rk)) == 4
+                    prot = prot + jnp.where(quad, jnp.sum(jnp.where(
+                        mine & (prank == rk), jnp.asarray(POINTS), 0)), 0)
+            prot = jnp.where((g["dun"] > 0) & (team != g["declaring"]), prot, 0)
+        g["pts"] = jnp.where(do & (jnp.arange(2) == team), g["pts"] + pts - prot, g["pts"])
+        g["protected"] = jnp.where(do, g["protected"] + prot, g["protected"])
+        g["tw"] = jnp.where(do & (jnp.arange(NUM_TRICKS) == g["tno"]), win, g["tw"])
+        last = ~jnp.any((loc >= 0) & (loc < 4))  # every hand empty (DBF-20)
+        # the card the last trick was won by (DBF-38), for the hook (V13)
+        _, eff, strength = self._tables(g)
+        cs = tk.card_strength(eff, strength, g["led"], jnp.int32(TRUMP), jnp.zeros(N, bool))
+        wins = in_trick & (by == 4 * g["tno"] + win)
+        by_card = jnp.argmax(wins & (cs == g["best_s"]))
+        prank = jnp.asarray(PRANK)
+        won_rank = jnp.where(g["dun"] > 0, prank[jnp.argmax(wins)], prank[by_card])
+        hook = (self.config.jilin_hook & (g["R"] == ds.LEVEL_J) & (team != g["declaring"])
+                & (won_rank == ds.RANK_J))
+        loc = jnp.where(do & in_trick, ds.LOC_WON + team, loc)
+        g["tno"] = jnp.where(do, g["tno"] + 1, g["tno"])
+        nxt = do & ~last
+        g["nplays"] = jnp.where(nxt, 0, g["nplays"])
+        g["tleader"] = jnp.where(nxt, win, g["tleader"])
+        g["cur"] = jnp.where(nxt, win, g["cur"])
+        g["dun"] = jnp.where(nxt, 0, g["dun"])
+        w = (g, loc, place, picked, by)
+        return self._score(w, do & last, team, hook)
+
+    # ---- scoring (DBF-29..37, V3..V5, V12, V13) ----------------------------------------------
+    def _table(self, P):
+        """(declarers' gain, opponents' gain, switch) of DBF-31 / DBF-34."""
+        if self.config.step20:
+            dg = jnp.where(P == 0, 3, jnp.where(P < 20, 2, jnp.where(P < 40, 1, 0)))
+            og = jnp.where(P >= 40, (P - 40) // 20, 0)
+        else:
+            dg = jnp.where(P == 0, 2, jnp.where(P < 40, 1, 0))
+            og = jnp.where(P >= 100, 2, jnp.where(P >= 80, 1, 0))
+        return dg, og, P >= 40
+
+    def _score(self, w, do, last_team, hook):
+        g, loc, place, picked, by = w
+        g = dict(g)
+        cfg = self.config
+        D = g["declaring"]
+        O = 1 - D
+        kpts = jnp.sum(jnp.where(loc == ds.LOC_KITTY, jnp.asarray(POINTS), 0))
+        mult = g["n"] if cfg.kitty_mult_last_trick else 2
+        bonus = kpts * mult
+        kb = jnp.where(jnp.arange(2) == last_team, bonus, 0)
+        P = g["pts"][O] + kb[O]
+        dg, og, switch = self._table(P)
+        v12 = cfg.jilin_last_trick & (last_team == O)
+        tp = g["pts"][O]
+        og12 = jnp.where(tp >= 80, 2, jnp.where(tp >= 40, 1, 0))
+        dg = jnp.where(v12, 0, dg)
+        og = jnp.where(v12, og12, og)
+        switch = switch | v12
+        tie = cfg.tie_at_40 & ~v12 & (P == 40) & ~hook
+        low = 3 if cfg.yuan_zhu else 2
+        og = jnp.where(hook, og12 if cfg.jilin_last_trick else 0, og)
+        lev = g["lev"]
+        new_lev = jnp.where(jnp.arange(2) == D, lev + dg, lev + og)
+        new_lev = jnp.where(hook & (jnp.arange(2) == D), low, new_lev)
+        switch = switch & ~hook
+        g["P"] = jnp.where(do, P, g["P"])
+        g["kb"] = jnp.where(do, kb, g["kb"])
+        g["hook"] = jnp.where(do, hook, g["hook"])
+        g["lev"] = jnp.where(do & ~tie, new_lev, lev)
+        L = g["leader"]
+        nk = jnp.where(tie, ds.OPEN_DEAL, ds.LATER_HAND)
+        ns = jnp.where(switch | tie, L + 1, L + 2) % 4
+        nd = jnp.where(switch, O, D)
+        w = (g, loc, place, picked, by)
+        return self._end_hand(w, do, jnp.where(tie, ds.TIE, ds.NORMAL), nk, ns, nd)
+
+    def _end_hand(self, w, do, outcome, kind=None, starter=None, declaring=None):
+        """Where `do`: the hand ends with `outcome`; the next hand's kind, starter and
+        declaring team (defaults by outcome: PENALTY scored by the table, annulments open)."""
+        g, loc, place, picked, by = w
+        g = dict(g)
+        L, S = g["leader"], g["starter"]
+        code = outcome if isinstance(outcome, int) else None
+        outcome = jnp.asarray(outcome, jnp.int32)
+        if kind is None:
+            if code == ds.PENALTY:
+                D = g["declaring"]
+                offender = g["tleader"]
+                P = jnp.where(offender % 2 == D, ds.TOTAL_POINTS + jnp.sum(jnp.where(
+                    loc == ds.LOC_KITTY, jnp.asarray(POINTS), 0)), 0)
+                dg, og, switch = self._table(P)
+                lev = g["lev"]
+                new_lev = jnp.where(jnp.arange(2) == D, lev + dg, lev + og)
+                g["lev"] = jnp.where(do, new_lev, lev)
+                g["P"] = jnp.where(do, P, g["P"])
+                g["kb"] = jnp.where(do, 0, g["kb"])
+                g["hook"] = jnp.where(do, 0, g["hook"])
+                kind = jnp.int32(ds.LATER_HAND)
+                starter = jnp.where(switch, L + 1, L + 2) % 4
+                declaring = jnp.where(switch, 1 - D, D)
+            else:  # CLAIMED (starter L+2) or NO_EXPOSER (S+1): open, not scored
+                g["P"] = jnp.where(do, -1, g["P"])
+                g["kb"] = jnp.where(do, 0, g["kb"])
+                g["hook"] = jnp.where(do, 0, g["hook"])
+                kind = jnp.int32(ds.OPEN_DEAL)
+                starter = (L + 2) % 4 if code == ds.CLAIMED else (S + 1) % 4
+                declaring = jnp.int32(-1)
+        g["outcome"] = jnp.where(do, outcome, g["outcome"])
+        g["lpts"] = jnp.where(do, g["pts"], g["lpts"])
+        g["lprot"] = jnp.where(do, g["protected"], g["lprot"])
+        hp = g["hands_played"] + do
+        g["hands_played"] = hp
+        lev = g["lev"]
+        passed = lev > self.config.target_level
+        over = passed.any() | (hp >= self.config.max_hands)
+        winner = jnp.where(passed[0], 0, jnp.where(passed[1], 1, jnp.where(
+            lev[0] > lev[1], 0, jnp.where(lev[1] > lev[0], 1, -1))))
+        g["winner"] = jnp.where(do & over, winner, g["winner"])
+        g["phase"] = jnp.where(do, jnp.where(over, ds.PHASE_OVER, ds.PHASE_DEAL), g["phase"])
+        g["deal_done"] = jnp.where(do, 1, g["deal_done"])
+        g["nkind"] = jnp.where(do, kind, g["nkind"])
+        g["nstarter"] = jnp.where(do, starter, g["nstarter"])
+        g["ndecl"] = jnp.where(do, declaring, g["ndecl"])
+        return (g, loc, place, picked, by)
+
+    # ---- init / step -----------------------------------------------------------------------
+    def _blank_slots(self):
+        g = {k: jnp.int32(0) for k, _ in HEAD}
+        g.update(pts=jnp.zeros(2, jnp.int32), lev=jnp.full(2, self.config.start_level,
+                                                             jnp.int32),
+                 lpts=jnp.zeros(2, jnp.int32), tw=jnp.full(NUM_TRICKS, -1, jnp.int32),
+                 P=jnp.int32(-1), kb=jnp.zeros(2, jnp.int32), hands_played=jnp.int32(0),
+                 dealt=jnp.int32(0))
+        g.update(kind=jnp.int32(ds.FIRST_HAND), starter=jnp.int32(self.config.first_starter),
+                 declaring=jnp.int32(-1), outcome=jnp.int32(ds.NO_OUTCOME),
+                 winner=jnp.int32(-1), leader=jnp.int32(-1), exposer=jnp.int32(-1),
+                 exposed=jnp.int32(-1), T=jnp.int32(-1), turn_done=jnp.int32(1))
+        return g
+
+    def _init(self, key: Array) -> DbfState:
+        g = self._blank_slots()
+        w = self._deal_hand(g, key)
+        s = DbfState(
+            current_player=jnp.int8(0), legal_action_mask=jnp.zeros(self.num_actions, bool),
+            rewards=jnp.zeros(4, jnp.float32), terminated=jnp.bool_(False),
+            truncated=jnp.bool_(False), illegal_action=jnp.bool_(False),
+            step_count=jnp.int32(0), _loc=jnp.zeros(N, jnp.int8),
+            _h=jnp.zeros(LAYOUT.head_size, jnp.int8), _w=jnp.zeros(LAYOUT.wide_size, jnp.int32),
+            _last=jnp.full(ds.KITTY_SIZE, -1, jnp.int8), _place=jnp.zeros(N, jnp.int8),
+            _picked=jnp.zeros(N, bool), _by=jnp.full(N, -1, jnp.int8),
+            _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8))
+        return self._pack(s, w)
+
+    def _unpack(self, s: DbfState):
+        g = LAYOUT.unpack(s)
+        return (g, s._loc.astype(jnp.int32), s._place.astype(jnp.int32), s._picked,
+                s._by.astype(jnp.int32))
+
+    def _pack(self, s: DbfState, w, rewards=None, terminated=None, last=None,
+              skip=None) -> DbfState:
+        g, loc, place, picked, by = w
+        g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
+        h, wide = LAYOUT.pack(g)
+        s = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8),
+                      _picked=picked, _by=by.astype(jnp.int8),
+                      current_player=g["cur"].astype(jnp.int8))
+        if rewards is not None:
+            s = s.replace(rewards=rewards, terminated=terminated)
+        if last is not None:
+            s = s.replace(_last=last)
+        if skip is not None:
+            s = s.replace(_skip=skip)
+        return s.replace(legal_action_mask=self._legal(s))
+
+    def _step(self, s: DbfState, action: Array, key: Array | None) -> DbfState:
+        w = self._unpack(s)
+        g, loc, place, picked, by = w
+        g = dict(g)
+        g["deal_done"] = jnp.int32(0)
+        g["turn_done"] = jnp.int32(1)
+        g["nskip"] = jnp.int32(0)
+        phase, cur = g["phase"], g["cur"]
+        a = action
+        is_pick = a < ds.PLAY
+        card = jnp.clip(a, 0, N - 1)
+        # exposure decisions
+        drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
+        expose = drawing & (a >= ds.EXPOSE) & (a < ds.PASS)
+        ecard = 13 * (a - ds.EXPOSE) + self._expo_rank(g, cur)
+        g["exposer"] = jnp.where(expose, cur, g["exposer"])
+        g["exposed"] = jnp.where(expose, ecard, g["exposed"])
+        g["T"] = jnp.where(expose, a - ds.EXPOSE, g["T"])
+        claims_l = expose & (g["kind"] != ds.LATER_HAND)
+        g["leader"] = jnp.where(claims_l, cur, g["leader"])
+        g["declaring"] = jnp.where(claims_l, cur % 2, g["declaring"])
+        g["R"] = jnp.where(expose & (g["kind"] == ds.OPEN_DEAL), g["lev"][cur % 2], g["R"])
+        dpass = (phase == ds.PHASE_DRAW) & (a == ds.PASS)
+        fpass = (phase == ds.PHASE_FINAL_PASS) & (a == ds.PASS)
+        k0 = jnp.where(dpass, g["drawn"], ds.NUM_DRAWN)
+        j0 = jnp.where(fpass, g["fidx"] + 1, 0)
+        g2, found = self._scan(g, place, k0, j0)
+        scanning = dpass | fpass
+        g = {k: jnp.where(scanning, g2[k], v) for k, v in g.items()}
+        loc = jnp.where(scanning & found, self._draw_loc(g, place, g["drawn"]), loc)
+        w = (g, loc, place, picked, by)
+        w = self._after_exposure(w, expose | (scanning & ~found))
+        g, loc, place, picked, by = w
+        g = dict(g)
+        # the discard
+        disc = (phase == ds.PHASE_DISCARD) & is_pick
+        picked = jnp.where(disc & (IDS == card), True, picked)
+        full = disc & (jnp.sum(picked) == ds.KITTY_SIZE)
+        loc = jnp.where(full & picked, ds.LOC_KITTY, loc)
+        picked = jnp.where(full, False, picked)
+        g["turn_done"] = jnp.where(disc & ~full, 0, g["turn_done"])
+        w = self._claims((g, loc, place, picked, by), full, jnp.int32(0))
+        # claims
+        g = dict(w[0])
+        in_claim = phase == ds.PHASE_CLAIM
+        w = self._claims((g,) + w[1:], in_claim & (a == ds.PASS), g["cidx"] + 1)
+        w = self._end_hand(w, in_claim & (a == ds.CLAIM), ds.CLAIMED)
+        # play
+        g, loc, place, picked, by = w
+        g = dict(g)
+        playing = phase == ds.PHASE_PLAY
+        ppick = playing & is_pick
+        picked = jnp.where(ppick & (IDS == card), True, picked)
+        following = g["nplays"] > 0
+        closes = (ppick & following & (jnp.sum(picked) == g["n"])) | (playing & (a == ds.PLAY))
+        g["turn_done"] = jnp.where(ppick & ~closes, 0, g["turn_done"])
+        w = self._close_play((g, loc, place, picked, by), closes)
+        g, loc, place, picked, by = w
+        # rewards at the game's end
+        over = (g["phase"] == ds.PHASE_OVER) & (g["deal_done"] > 0)
+        team = jnp.arange(4) % 2
+        rew = jnp.where(g["winner"] < 0, 0.0, jnp.where(team == g["winner"], 1.0, -1.0))
+        rewards = jnp.where(over, rew, 0.0).astype(jnp.float32)
+        need = (g["deal_done"] > 0) & ~over
+        last = jnp.where(need | over, self._kitty_record(loc), s._last)
+        nxt = self._pack(s, w, rewards=rewards, terminated=over, last=last,
+                         skip=jnp.full((MAX_SKIP, N), -1, jnp.int8))
+        if key is None:
+            return nxt
+        return tree_where(need, self._redeal(nxt, key), nxt)
+
+    @staticmethod
+    def _kitty_record(loc):
+        kit = loc == ds.LOC_KITTY
+        return dealing.kth_card(kit, jnp.arange(ds.KITTY_SIZE)).astype(jnp.int8)
+
+    @staticmethod
+    def _next_slots(g):
+        return dict(g, kind=g["nkind"], starter=g["nstarter"], declaring=g["ndecl"])
+
+    def _dealt(self, s: DbfState, key: Array) -> DbfState:
+        """`MatchEnv.step_batch`'s dealing in the lanes whose step ended a hand."""
+        return self._seal(self._redeal(s, key))
+
+    def _redeal(self, s: DbfState, key: Array) -> DbfState:
+        """`s`, whose last step ended a hand (the game not over), with the next hand dealt
+        from `key` and advanced to its first decision; open deals annulled at once (nobody
+        can expose) are redealt, counted as hands (DBF-22, DBF-37)."""
+        g0 = LAYOUT.unpack(s)
+
+        def body(c):
+            i, g, _, skip, _, last = c
+            g = self._next_slots(g)
+            w = self._deal_hand(g, jnp.where(i == 0, key, jax.random.fold_in(key, i)))
+            g1, loc, place, picked, by = w
+            again = g1["phase"] == ds.PHASE_DEAL
+            ended = again | (g1["phase"] == ds.PHASE_OVER)
+            skip = jnp.where(again & (jnp.arange(MAX_SKIP) == i)[:, None],
+                             place.astype(jnp.int8)[None], skip)
+            last = jnp.where(ended, self._kitty_record(loc), last)
+            g1 = {k: jnp.asarray(v).astype(jnp.int32) for k, v in g1.items()}
+            g1["dealt"] = g1["dealt"] + 1
+            return i + 1, g1, w[1:], skip, again, last
+
+        wt = (jnp.zeros(N, jnp.int32), jnp.zeros(N, jnp.int32), jnp.zeros(N, bool),
+              jnp.zeros(N, jnp.int32))
+        init = (jnp.int32(0), g0, wt, s._skip, jnp.bool_(True), s._last)
+        i, g, rest, skip, _, last = jax.lax.while_loop(lambda c: c[4], body, init)
+        g = dict(g)
+        over = g["phase"] == ds.PHASE_OVER
+        g["nskip"] = i - 1
+        g["deal_done"] = jnp.int32(1)
+        team = jnp.arange(4) % 2
+        rew = jnp.where(g["winner"] < 0, 0.0, jnp.where(team == g["winner"], 1.0, -1.0))
+        rewards = jnp.where(over, rew, 0.0).astype(jnp.float32)
+        return self._pack(s, (g,) + tuple(rest), rewards=rewards, terminated=over,
+                          skip=skip, last=last)
+
+    # ---- the legal mask -------------------------------------------------------------------
+    def _legal(self, s: DbfState) -> Array:
+        g, loc, place, picked, by = self._unpack(s)
+        return self._legal_from(g, loc, picked)
+
+    def _legal_from(self, g, loc, picked) -> Array:
+        cfg = self.config
+        phase, cur = g["phase"], g["cur"]
+        trump, eff, strength = self._tables(g)
+        hand = loc == cur
+        prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
+        # exposure: the mover's cards of his exposable rank (DBF-12/13/22)
+        drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
+        er = self._expo_rank(g, cur)
+        held = hand & (prank == er)
+        expose = jnp.stack([jnp.any(held & (psuit == x)) for x in range(4)]) & drawing
+        # the discard
+        discard = (phase == ds.PHASE_DISCARD) & hand & ~picked
+        # play
+        playing = phase == ds.PHASE_PLAY
+        count = jnp.sum(picked, dtype=jnp.int32)
+        leading = g["nplays"] == 0
+        # a lead (DBF-21/23, V8): completable selections only
+        sel_eff = jnp.max(jnp.where(picked, eff, -1))
+        same_eff = jnp.all(~picked | (eff == sel_eff))
+        others = (loc >= 0) & (loc < 4) & (loc != cur)
+        omax = jnp.stack([jnp.max(jnp.where(others & (eff == e), strength, -1))
+                          for e in range(5)])
+        smin = jnp.min(jnp.where(picked, strength, 99))
+        multi = hand & ~picked & ((count == 0) | (same_eff & (eff == sel_eff)))
+        if cfg.invalid_multilead == "mask":
+            ok = omax[eff] <= jnp.minimum(smin, strength)
+            multi = multi & ((count == 0) | ok)
+        if cfg.jilin_dun:
+            nrank = jnp.stack([jnp.sum(hand & (prank == r)) for r in range(13)])
+            quad_rank = jnp.concatenate([nrank == 4, jnp.zeros(1, bool)])[prank]  # -1: False
+            sel_rank = jnp.max(jnp.where(picked, prank, -1))
+            same_rank = jnp.all(~picked | (prank == sel_rank)) & ~jnp.any(picked & JOKER)
+            dun = (hand & ~picked & quad_rank & ~jnp.asarray(JOKER)
+                   & ((count == 0) | (same_rank & (prank == sel_rank))))
+            dun_whole = (count == 4) & same_rank
+        else:
+            dun = jnp.zeros(N, bool)
+            dun_whole = jnp.bool_(False)
+        lead = multi | dun
+        whole = (count == 1) | dun_whole | ((count >= 2) & same_eff & (
+            True if cfg.invalid_multilead == "penalty" else
+            jnp.all(omax[jnp.clip(sel_eff, 0, 4)] <= smin)))
+        # a follow (DBF-25, V8)
+        n = g["n"]
+        follow = tk.follow_n_mask(hand, picked, eff == g["led"], n)
+        if cfg.jilin_dun:
+            has_quad = jnp.any(nrank == 4)
+            qfollow = (hand & ~picked & quad_rank & ~jnp.asarray(JOKER)
+                       & ((count == 0) | (prank == sel_rank)))
+            tfollow = tk.follow_n_mask(hand, picked, trump, n)
+            dfollow = jnp.where(has_quad, qfollow, tfollow)
+            follow = jnp.where(g["dun"] > 0, dfollow, follow)
+        picks = jnp.where(playing, jnp.where(leading, lead, follow), discard)
+        play = playing & leading & (count > 0) & whole
+        passes = drawing | (phase == ds.PHASE_CLAIM)
+        claim = phase == ds.PHASE_CLAIM
+        return jnp.concatenate([picks, play[None], expose, passes[None], claim[None]])
+
+    def _deal_done(self, state):
+        return state._h[..., LAYOUT.head["deal_done"]] > 0
+
+    def turn_done(self, state):
+        return state._h[..., LAYOUT.head["turn_done"]] > 0
+
+    # ---- views -------------------------------------------------------------------------------
+    def summary(self, state):
+        """The comparable facts of a state under the reference's names (`DbfRef.facts`):
+        arrays; `selection` bool[54], `trick` the seat of each card in the current trick
+        (-1), `trick_winners` int8[12] (-1 for tricks not played); and the chance: `place`
+        (each card's place in the hand's deck order), `skip` / `nskip` (deals annulled within
+        the step)."""
+        g = LAYOUT.unpack(state)
+        i8 = jnp.int8
+        out = dict(common_summary(state))
+        for name, k in SUMMARY_SLOTS.items():
+            out[name] = g[k].astype(jnp.int32 if k in LAYOUT.wide else i8)
+        loc = state._loc
+        by = state._by.astype(jnp.int32)
+        out["location"] = loc
+        out["selection"] = state._picked
+        out["trick"] = jnp.where(loc == ds.LOC_TRICK, by % 4, -1).astype(i8)
+        out["place"] = state._place
+        out["skip"] = state._skip
+        out["last_kitty"] = state._last
+        return out
+
+    def observation_spec(self) -> ObservationSpec:
+        return OBS_SPEC
+
+    def _observe(self, s, player):
+        g, loc, place, picked, by = self._unpack(s)
+        cfg = self.config
+        p = player
+        mine = loc == p
+        played_by = jnp.where(by >= 0, by % 4, -1)
+        trick_no = jnp.where(by >= 0, by // 4, -1)
+        kitty = loc == ds.LOC_KITTY
+        after_draw = g["phase"] >= ds.PHASE_DISCARD
+        seen_kitty = kitty & (g["leader"] == p) & (g["took"] > 0)
+        turned = (place >= ds.NUM_DRAWN) & (place < ds.NUM_DRAWN + g["turned"])
+        shown = jnp.bool_(cfg.expose_kitty or cfg.jilin_show_kitty) & after_draw & (
+            place >= ds.NUM_DRAWN)
+        # the dealt kitty cards L took stay known to all where they were shown
+        known_kitty = seen_kitty | turned | shown | (
+            kitty & jnp.bool_(cfg.jilin_show_kitty) & after_draw)
+        exposed = IDS == g["exposed"]
+        cards = jnp.stack([mine, picked & mine, known_kitty, exposed, played_by, trick_no],
+                          axis=1)
+        return OBS_SPEC.assemble({
+            "cards": cards, "me": p, "current_player": s.current_player,
+            "head": jnp.stack([g[k] for k in OBS_HEAD]), "levels": g["lev"],
+            "points": g["pts"], "trick_winners": g["tw"],
+        })
+
+    def action_name(self, action, state=None) -> str:
+        return ds.action_name(int(action))
+
+    def action_from_name(self, name, state=None) -> int:
+        return ds.action_id(" ".join(str(name).split()))
+
+    # ---- deal strings ----------------------------------------------------------------------
+    def _start_from(self, place, kind, starter, declaring, lev, hands_played):
+        g = self._blank_slots()
+        g.update(kind=kind, starter=starter, declaring=declaring, lev=lev,
+                 hands_played=hands_played)
+        w = self._deal_hand(g, None, place)
+        s = self._init(jax.random.PRNGKey(0))
+        return self._pack(s, w, last=jnp.full(ds.KITTY_SIZE, -1, jnp.int8))
+
+    def from_deal(self, deal: str, key: Array | None = None) -> DbfState:
+        """The state at the first decision of a hand given as a deal string
+
+        `da_bai_fen [kind=first|later|open] [starter=0..3] [declaring=0|1] [levels=a,b]
+        [hands=k] | <seat 0> | <seat 1> | <seat 2> | <seat 3> | kitty: <6 cards>`
+
+        each seat's 12 cards in the order drawn and the kitty in its order (so the deck order
+        of DBF-11 is fixed); missing fields: the game's first hand (`first_starter`,
+        `start_level`). A later hand needs `declaring`. `key` is unused."""
+        cfg = self.config
+        d, f = read_deal(deal, self.name, ds.DECK, DEAL_FIELDS, ("kitty",))
+        kind = ds.HAND_KIND_NAMES.index(f.choice("kind", ds.HAND_KIND_NAMES, "first"))
+        starter = f.ints("starter", 1, 0, 3)[0] if "starter" in f else cfg.first_starter
+        levels = (f.ints("levels", 2, ds.MIN_LEVEL, ds.MAX_LEVEL) if "levels" in f
+                  else [cfg.start_level] * 2)
+        played = f.ints("hands", 1, 0, cfg.max_hands - 1)[0] if "hands" in f else 0
+        if kind == ds.LATER_HAND and "declaring" not in f:
+            raise ValueError("deal field declaring=0|1 is needed for kind=later")
+        if kind != ds.LATER_HAND and "declaring" in f:
+            raise ValueError(f"deal field declaring: a {ds.HAND_KIND_NAMES[kind]} hand has "
+                             "no preset declarers")
+        declaring = f.ints("declaring", 1, 0, 1)[0] if "declaring" in f else -1
+        if len(d.hands) != ds.NUM_PLAYERS:
+            raise ValueError(f"deal has {len(d.hands)} hands: want 4 (seats 0..3)")
+        kitty = d.section("kitty")
+        if kitty is None or len(kitty) != ds.KITTY_SIZE:
+            raise ValueError("deal needs a kitty section of 6 cards: '| kitty: <cards>'")
+        place = np.full(N, -1, np.int64)
+        for seat, hand in enumerate(d.hands):
+            if len(hand) != ds.HAND_SIZE:
+                raise ValueError(f"hand of seat {seat} has {len(hand)} cards: want 12")
+            for i, c in enumerate(hand):
+                if place[c] >= 0:
+                    raise ValueError(f"card {ds.DECK.token(c)} is dealt twice")
+                place[c] = 4 * i + (seat - starter) % 4
+        for i, c in enumerate(kitty):
+            if place[c] >= 0:
+                raise ValueError(f"card {ds.DECK.token(c)} is dealt twice")
+            place[c] = ds.NUM_DRAWN + i
+        s = self.jitted("_start_from")(
+            jnp.asarray(place, jnp.int32), jnp.int32(kind), jnp.int32(starter),
+            jnp.int32(declaring), jnp.asarray(levels, jnp.int32), jnp.int32(played))
+        if int(np.asarray(s._h)[LAYOUT.head["phase"]]) == ds.PHASE_DEAL:
+            raise ValueError("this open deal has no seat that may expose: it is annulled at "
+                             "once (DBF-22)")
+        return s
+
+    def deal_string(self, state: DbfState) -> str:
+        """The current hand's deal (unbatched): each seat's 12 cards in the order drawn, the
+        kitty in order, and the hand's kind, starter, declarers and levels (`from_deal` reads
+        it back at the hand's first decision)."""
+        h = np.asarray(state._h).astype(np.int64)
+        g = {k: h[i] for k, i in LAYOUT.head.items()}
+        wide = np.asarray(state._w)
+        place = np.asarray(state._place).astype(np.int64)
+        order = np.argsort(place)
+        S = int(g["starter"])
+        kind = int(g["kind"])
+        fields = [("kind", ds.HAND_KIND_NAMES[kind]), ("starter", str(S))]
+        if kind == ds.LATER_HAND:
+            fields.append(("declaring", str(int(g["declaring"]))))
+        fields.append(("levels", ",".join(str(int(x)) for x in g["lev"])))
+        fields.append(("hands", str(int(wide[LAYOUT.wide["hands_played"]]))))
+        hands = tuple(tuple(int(order[4 * i + (q - S) % 4]) for i in range(ds.HAND_SIZE))
+                      for q in range(4))
+        kitty = tuple(int(c) for c in order[ds.NUM_DRAWN:])
+        return cards_mod.format_deal(cards_mod.Deal(self.name, tuple(fields), hands,
+                                                    (("kitty", kitty),)), ds.DECK)
+
+    def render(self, state: DbfState) -> str:
+        """Levels, the hand's roles, R and T, each hand by suit, the kitty, the trick."""
+        s = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        lev = [ds.LEVEL_NAMES.get(int(x), str(int(x))) for x in s["levels"]]
+        R = int(s["trump_level"])
+        T = int(s["trump_suit"])
+        head = (f"da_bai_fen  hand {int(s['hands_played']) + 1} "
+                f"({ds.HAND_KIND_NAMES[int(s['hand_kind'])]})  levels 0+2 {lev[0]} / 1+3 "
+                f"{lev[1]}  R {ds.LEVEL_NAMES.get(R, '?')}  T "
+                f"{ds.SUITS[T] if T >= 0 else '?'}  starter {int(s['starter'])}  leader "
+                f"{int(s['leader'])}  declarers "
+                f"{ds.TEAM_NAMES[int(s['declaring'])] if s['declaring'] >= 0 else '?'}  "
+                f"phase {ds.PHASE_NAMES[int(s['phase'])]}")
+        lines = [head, f"points 0+2 {int(s['points'][0])} / 1+3 {int(s['points'][1])}"]
+        loc = s["location"]
+        for p in range(4):
+            lines.append(f"{p}  {ds.DECK.format_by_suit(np.flatnonzero(loc == p))}")
+        lines.append(f"kitty  {ds.DECK.format_hand(np.flatnonzero(loc == ds.LOC_KITTY))}")
+        if int(s["exposed"]) >= 0:
+            lines.append(f"exposed  {ds.DECK.token(int(s['exposed']))} by "
+                         f"{int(s['exposer'])}")
+        sel = np.flatnonzero(s["selection"])
+        if len(sel):
+            lines.append(f"selection  {ds.DECK.format_hand(sel)}")
+        seat = s["trick"]
+        if (seat >= 0).any():
+            lead = int(s["trick_leader"])
+            lines.append("trick: " + ", ".join(
+                f"{q} {ds.DECK.format_hand(np.flatnonzero(seat == q))}"
+                for q in ((lead + i) % 4 for i in range(4)) if (seat == q).any()))
+        lines.append(self.status_line(state, str, over="game over", limit=20))
+        return "\n".join(lines)
+
+    # ---- tournament views ---------------------------------------------------------------------
+    deal_columns = (("outcome", "string"), ("P", "int16"), ("declaring", "int8"),
+                    ("trump_level", "int8"), ("trump_suit", "string"))
+
+    def deal_facts(self, before: DbfState, after: DbfState) -> dict[str, Array]:
+        """The finished hand's roles (declarers / opponents by its declaring team; none in an
+        annulled open deal), sides (teams), winners (the declarers with P < 40, else the
+        opponents; nobody on an annulment or a tie), outcome, P, R and T."""
+        gb, ga = LAYOUT.unpack(before), LAYOUT.unpack(after)
+        side = jnp.arange(4) % 2
+        D = gb["declaring"]
+        outcome = ga["outcome"]
+        scored = (outcome == ds.NORMAL) | (outcome == ds.PENALTY)
+        dwin = ga["P"] < 40
+        won = scored & jnp.where(side == D, dwin, ~dwin)
+        return {
+            "role": jnp.where(D < 0, -1, (side != D).astype(jnp.int32)).astype(jnp.int8),
+            "side": side.astype(jnp.int8), "won": won, "counted": scored | (outcome == ds.TIE),
+            "outcome": outcome.astype(jnp.int8), "P": ga["P"].astype(jnp.int16),
+            "declaring": D.astype(jnp.int8), "trump_level": gb["R"].astype(jnp.int8),
+            "trump_suit": gb["T"].astype(jnp.int8),
+        }
+
+    def deal_row(self, facts: dict) -> dict:
+        t = int(facts["trump_suit"])
+        return {"outcome": ds.OUTCOME_NAMES[int(facts["outcome"])], "P": int(facts["P"]),
+                "declaring": int(facts["declaring"]), "trump_level": int(facts["trump_level"]),
+                "trump_suit": ds.SUITS[t] if t >= 0 else "-"}
+
+
+DEAL_FIELDS = ("kind", "starter", "declaring", "levels", "hands")
+SUMMARY_SLOTS = {
+    "phase": "phase", "turn_done": "turn_done", "deal_done": "deal_done",
+    "hands_played": "hands_played", "hand_kind": "kind", "declaring": "declaring",
+    "trump_level": "R", "trump_suit": "T", "starter": "starter", "leader": "leader",
+    "exposer": "exposer", "exposed": "exposed", "drawn": "drawn", "turned": "turned",
+    "trick_leader": "tleader", "dun": "dun", "protected": "protected", "outcome": "outcome",
+    "P": "P", "hook": "hook", "last_protected": "lprot", "winner": "winner", "levels": "lev",
+    "points": "pts", "kitty_bonus": "kb", "last_points": "lpts", "trick_winners": "tw",
+    "tricks_done": "tno", "plays": "nplays", "nskip": "nskip", "dealt": "dealt",
+}
+OBS_HEAD = ("phase", "kind", "starter", "leader", "declaring", "R", "T", "exposer", "drawn",
+            "turned", "tno", "tleader", "nplays", "n", "led", "dun", "outcome")
+OBS_SPEC = ObservationSpec((
+    ObsField("cards", 6 * N, -1, NUM_TRICKS, "54 x 6, card-major: [in my hand, in my "
+             "selection, a kitty card I know, the exposed card, played by (seat, -1), in "
+             "trick (0..11, -1)]"),
+    ObsField("me", 1, 0, 3, "the observer"),
+    ObsField("current_player", 1, -1, 3, "the player to act, -1 at the end"),
+    ObsField("head", len(OBS_HEAD), -1, 127, "the hand's public slots: " + ", ".join(OBS_HEAD)),
+    ObsField("levels", 2, 0, 127, "team levels"),
+    ObsField("points", 2, 0, 127, "trick points by team"),
+    ObsField("trick_winners", NUM_TRICKS, -1, 3, "the winner of each trick, -1"),
+))
+
+
+def make_dbf(name: str, **flags) -> DbfEnv:
+    """`kanjax.make` factory."""
+    return DbfEnv(ds.DbfConfig.from_flags(**flags))
