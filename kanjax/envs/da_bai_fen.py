@@ -109,6 +109,7 @@ class DbfEnv(MatchEnv):
     layout = LAYOUT
     version = "1"
     role_names = ("declarer", "opponent")
+    worst_score = -1.0  # the losing team's match result (dbf_spec: DBF-36, DBF-37)
 
     def __init__(self, config: ds.DbfConfig | None = None) -> None:
         self.config = config = config or ds.DbfConfig()

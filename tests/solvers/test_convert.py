@@ -85,8 +85,8 @@ def test_whist_deal_errors():
         from_deal(text, trump="S")
     with pytest.raises(ValueError, match="leader='E', but the deal string sets leader=N"):
         from_deal(text, leader="E")
-    with pytest.raises(ValueError, match="unknown game 'da_bai_fen'"):
-        from_deal("da_bai_fen | AS")
+    with pytest.raises(ValueError, match="unknown game 'konkan'"):
+        from_deal("konkan | AS")
 
 
 # ---- Kan states by hand --------------------------------------------------------------------
