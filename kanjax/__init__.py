@@ -20,15 +20,15 @@ def make(name: str, **flags) -> Env:
     """The environment of game `name` with its variant flags (rules-file defaults otherwise).
     Envs are immutable values: one instance per game and flags, so that its `jitted`
     functions compile once per process."""
-    try:
-        return _make(name, tuple(sorted(flags.items())))
+    try:  # the key holds each value's type: True == 1, but only one of them is a valid flag
+        return _make(name, tuple(sorted((k, type(v), v) for k, v in flags.items())))
     except TypeError:  # an unhashable flag value: the factory names what is wrong
         return _new(name, flags)
 
 
 @functools.cache
 def _make(name: str, flags: tuple) -> Env:
-    return _new(name, dict(flags))
+    return _new(name, {k: v for k, _, v in flags})
 
 
 def _new(name: str, flags: dict) -> Env:
