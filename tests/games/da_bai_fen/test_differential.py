@@ -15,16 +15,13 @@ multi-leads (penalty), claims, open deals, and where `jilin_dun` is on, Duns.
 import pytest
 
 from kanjax.envs import dbf_spec as ds
+from tests.games.da_bai_fen.cases import DEFAULT, JILIN, MASKED, MIXED
 from tests.games.da_bai_fen.differential import ADAPTER
 from tests.harness import differential as hd
 
-MIXED = {"max_hands": 12, "step20": True, "kitty_mult_last_trick": True, "tie_at_40": True,
-         "expose_kitty": True, "first_starter": 2, "changchun_kitty": True}
-MASKED = {"max_hands": 12, "invalid_multilead": "mask", "yuan_zhu": True, "start_level": 9,
-          "target_level": 12, "jilin_hook": True, "jilin_dun": True, "jilin_last_trick": True}
 CONFIGS = [
-    ("da_bai_fen", {"max_hands": 12}, 50),
-    ("da_bai_fen", {**MIXED, "jilin": True, "dun_points_protected": True}, 100),
+    ("da_bai_fen", DEFAULT, 50),
+    ("da_bai_fen", JILIN, 100),
     ("da_bai_fen", MASKED, 50),
 ]
 SLOW_CONFIGS = CONFIGS + [("da_bai_fen", MIXED, 50),
