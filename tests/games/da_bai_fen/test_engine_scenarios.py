@@ -118,6 +118,23 @@ def test_DBF_24_invalid_multilead_penalty(config, levels):
             int(f["trump_level"])) == (1, 1, 1, levels[1])
 
 
+@pytest.mark.parametrize("tail,lead,valid", [(SCEN_9, "AS KS", True),
+                                             (SCEN_10, "AS QS", False)])
+def test_DBF_23_24_mask_mode(tail, lead, valid):
+    """Scenarios 9 and 10 under `invalid_multilead = "mask"` (MASKED, DBF-24): the invalid
+    {AS, QS} (KS out) is no legal lead, QS cannot join AS; the valid {AS, KS} is. R = 2, where
+    MASKED's yuan zhu changes nothing (DBF-V6); its Dun, hook and last-trick rules do not act
+    on a lead of two."""
+    env = ENV["masked"]
+    s, _ = at_tail(tail, env=env, R=2, levels=(2, 2))
+    first, second = cards(lead)
+    t = step(env, s, ds.PICK + first)
+    assert (ds.PICK + second in env.legal_actions(t)) == valid
+    assert (frozenset(cards(lead)) in whole_plays(env, s)) == valid
+    if not valid:
+        assert env.legal_actions(t) == [ds.PLAY]  # AS alone
+
+
 SCEN_11 = {0: "AS KS 2H 3H", 1: "2C 7C 4H 9D", 2: "3S 8D QH 4D", 3: "6H AC 5D TH"}
 
 
