@@ -273,6 +273,7 @@ def to_tail(env, plan: Plan):
     s = through_exposure(env, env.from_deal(plan.deal), plan.exposer, plan.T)
     f = facts(env, s)
     assert (int(f["trump_suit"]), int(f["leader"])) == (plan.T, plan.L)
+    assert int(f["exposer"]) == (-1 if plan.exposer is None else plan.exposer)
     if int(f["phase"]) == ds.PHASE_DISCARD:
         for c in plan.kitty:
             s = step(env, s, ds.PICK + c)

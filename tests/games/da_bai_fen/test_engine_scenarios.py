@@ -304,10 +304,11 @@ PENALTY_TAIL = {0: "AS QS", 1: "3S 4H", 2: "KS 4D", 3: "9H 3D"}  # a kitty of 60
 
 @pytest.mark.parametrize("kitty,want", [(15, [2, 5]), (20, [2, 6]), (60, [2, 8])])
 def test_DBF_34_step20_table_high_P(kitty, want):
-    """Scenario 17 (JILIN: step20), P = 115 / 120 / 160 -> opponents +3 / +4 / +6: P of 100 or
-    more are penalty hands (DBF-24: P = 100 + kitty, scored by the table; no kitty multiplier,
-    no V12/V13 on a penalty hand), since V12 scores any hand the opponents end by winning the
-    last trick, and P > 100 needs them to. L leads {AS, QS} with KS at his partner's."""
+    """Scenario 17 (JILIN: step20), P = 115 / 120 / 160 -> opponents +3 / +4 / +6. In a hand
+    played out, P above 100 needs the opponents' kitty bonus, so their last trick, and JILIN's
+    V12 then scores the hand by trick points; so these P come from penalty hands (DBF-24:
+    P = 100 + kitty, scored by the table; no kitty multiplier, no V12/V13): L leads {AS, QS}
+    with KS at his partner's."""
     env = ENV["jilin"]
     s, _ = at_tail(PENALTY_TAIL, env=env, R=2, levels=(2, 2), kitty_points=kitty)
     s = play(env, s, 0, "AS QS")
