@@ -11,6 +11,9 @@
     ray_address = ""            # "" = a local Ray started for the run
     forfeit_score = -100        # optional: the most a forfeiting player scores (default:
                                 # the game's worst match score, `Env.worst_score`)
+    seatings = "distinct"       # optional: play each distinct seating of a group once
+                                # (default "rotations": lcm(bots, players) rotations, some
+                                # of them the same seating; `tournaments.plan.seatings`)
 
     [flags]                     # the game's variant flags (its rules file), optional
 
@@ -54,6 +57,7 @@ import kanjax
 from kanjax.bots import has_heuristic
 
 FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
+SEATINGS = ("rotations", "distinct")  # `tournaments.plan.seatings`
 BOT_KINDS = {
     "random": (),
     "heuristic": (),
@@ -64,7 +68,7 @@ BOT_KINDS = {
 PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
 BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
-                   "forfeit_score"}
+                   "forfeit_score", "seatings"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
 RUN_ONLY = ("output", "ray_address", "chunk_size", "deals")  # not in the config hash
@@ -101,6 +105,7 @@ class TournamentConfig:
     ab: dict[str, Any] = dataclasses.field(default_factory=dict)
     champion: str = ""
     forfeit_score: float | None = None  # None: the game's `Env.worst_score`
+    seatings: str = "rotations"  # SEATINGS: which seatings a duplicate group plays
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -115,6 +120,8 @@ class TournamentConfig:
         d = self.to_dict()
         for k in RUN_ONLY:
             d.pop(k)
+        if d["seatings"] == "rotations":  # the default: the hashes of configs made before it
+            d.pop("seatings")
         bots = d.pop("bots")
         d["bot_order"] = [b["name"] for b in bots]  # bot indices seat the planned games
         d["bots"] = {b.pop("name"): b for b in bots}
@@ -193,6 +200,10 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     if fmt not in FORMATS:
         raise where.error(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}",
                           "tournament", "format")
+    seatings = t.get("seatings", "rotations")
+    if seatings not in SEATINGS:
+        raise where.error(f"unknown seatings {seatings!r}; one of: {', '.join(SEATINGS)}",
+                          "tournament", "seatings")
     deals = _positive_int(where, "tournament", "deals", t.get("deals", 64))
     chunk = _positive_int(where, "tournament", "chunk_size", t.get("chunk_size", 32))
     seed = t.get("seed", 0)
@@ -233,7 +244,8 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     return TournamentConfig(game=game, flags=flags, bots=bots, format=fmt, deals=deals,
                             seed=seed, chunk_size=chunk, output=output, ray_address=address,
                             ab=ab, champion=champion,
-                            forfeit_score=None if forfeit is None else float(forfeit))
+                            forfeit_score=None if forfeit is None else float(forfeit),
+                            seatings=seatings)
 
 
 def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:

@@ -9,7 +9,12 @@ with the same deals (the luck of the deal cancels). Pairings:
 - `ab`: the candidate against the baseline.
 Each deal seed is played by every pairing (the same seeds for every pairing). Seatings of a
 pairing of k bots over n players: bot (p + r) mod k at player p, for r = 0..L-1, where L is a
-common multiple of k and n (every bot in every seat L / k times).
+common multiple of k and n (every bot in every seat L / k times). Since the seating of r only
+depends on r mod k, that plays each of the k distinct seatings L / k times, and the games of
+a group share their keys, so the repeats are the same games again (two bots at 4 players:
+(a,b,a,b), (b,a,b,a), then both again). The config's `seatings = "distinct"` plays r =
+0..k-1 only: each seating once, still every bot in every seat equally often. The default
+("rotations") keeps the plans (game ids) of the tournaments run before the option.
 """
 
 from __future__ import annotations
@@ -43,12 +48,14 @@ def pairings(cfg: TournamentConfig) -> list[tuple[int, ...]]:
     return [tuple(range(len(names)))]
 
 
-def seatings(pairing: tuple[int, ...], n: int) -> list[tuple[int, ...]]:
-    """Balanced seatings of `pairing` over n players (see the module doc)."""
+def seatings(pairing: tuple[int, ...], n: int, distinct: bool = False
+             ) -> list[tuple[int, ...]]:
+    """Balanced seatings of `pairing` over n players (see the module doc): lcm(k, n)
+    rotations, or with `distinct` the k different ones."""
     k = len(pairing)
     if k > n:
         raise ValueError(f"{k} bots cannot share a {n}-player table")
-    rotations = k * n // math.gcd(k, n)
+    rotations = k if distinct else k * n // math.gcd(k, n)
     return [tuple(pairing[(p + r) % k] for p in range(n)) for r in range(rotations)]
 
 
@@ -59,7 +66,8 @@ def plan_games(cfg: TournamentConfig, num_players: int) -> list[PlannedGame]:
     for seed in range(cfg.deals):
         for i, pairing in enumerate(pairs):
             group = seed * len(pairs) + i
-            for r, bots in enumerate(seatings(pairing, num_players)):
+            for r, bots in enumerate(seatings(pairing, num_players,
+                                              cfg.seatings == "distinct")):
                 games.append(PlannedGame(len(games), group, r, seed, bots))
     return games
 

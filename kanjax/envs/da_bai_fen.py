@@ -110,6 +110,7 @@ class DbfEnv(MatchEnv):
     version = "1"
     role_names = ("declarer", "opponent")
     worst_score = -1.0  # the losing team's match result (dbf_spec: DBF-36, DBF-37)
+    heuristic = "kanjax.bots.dbf_heuristic:make_dbf_heuristic"
 
     def __init__(self, config: ds.DbfConfig | None = None) -> None:
         self.config = config = config or ds.DbfConfig()

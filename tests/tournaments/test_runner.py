@@ -70,6 +70,34 @@ def test_plan_balances_seats_and_pairings():
     assert {g.deal_seed for g in games if g.group == 4} == {1}  # same seed for every pairing
 
 
+def test_distinct_seatings_play_each_seating_once():
+    """Two bots at four players: the default's four rotations are two seatings twice (the
+    same games, since a group shares its keys); `seatings = "distinct"` plays each once (a
+    Da Bai Fen team match: the bots sit as teams 0+2 / 1+3, then swap on the same deals),
+    every bot still in every seat equally often; configs without the key keep their plan
+    and hash."""
+    assert seatings((0, 1), 4) == [(0, 1, 0, 1), (1, 0, 1, 0)] * 2
+    assert seatings((0, 1), 4, distinct=True) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    for k, n in ((2, 5), (2, 3), (3, 3), (2, 4), (3, 4), (4, 4)):
+        rows = seatings(tuple(range(k)), n, distinct=True)
+        assert len(rows) == len(set(rows)) == k
+        assert set(rows) == set(seatings(tuple(range(k)), n))
+        for p in range(n):
+            assert set(Counter(r[p] for r in rows).values()) == {1}
+    text = CONFIG.format(deals=3, chunk=4, out="x", fmt="duplicate")
+    default = parse_config(text)
+    explicit = parse_config(text.replace("[flags]", 'seatings = "rotations"\n\n[flags]'))
+    distinct = parse_config(text.replace("[flags]", 'seatings = "distinct"\n\n[flags]'))
+    assert default.config_hash() == explicit.config_hash() != distinct.config_hash()
+    assert [g.bots for g in plan_games(default, 3)][:6] == seatings((0, 1), 3)
+    games = plan_games(distinct, 3)
+    assert [(g.deal_seed, g.rotation, g.bots) for g in games[:4]] == [
+        (0, 0, (0, 1, 0)), (0, 1, (1, 0, 1)), (1, 0, (0, 1, 0)), (1, 1, (1, 0, 1))]
+    assert len(games) == 3 * 2
+    with pytest.raises(ValueError, match=r"seatings: unknown seatings 'all'"):
+        parse_config(text.replace("[flags]", 'seatings = "all"\n\n[flags]'))
+
+
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
     out = str(tmp_path_factory.mktemp("local") / "out")
