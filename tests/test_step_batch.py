@@ -1,5 +1,5 @@
-"""`env.step_batch` is `jax.vmap(env.step)`, bit for bit (Kan deals only in the lanes that
-need a new deal, `KanEnv.step_batch`; other games use the default)."""
+"""`env.step_batch` is `jax.vmap(env.step)`, bit for bit (the matches of deals deal only in
+the lanes that need a new deal, `MatchEnv.step_batch`; other games use the default)."""
 
 import jax
 import jax.numpy as jnp
@@ -10,9 +10,9 @@ import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.rollout import choose, game_key
+from tests.games.da_bai_fen.cases import DEFAULT
+from tests.harness.quick import quick_compile
 
-# Exact integer semantics at any optimisation level; the cheap one halves the compile time.
-QUICK_COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
 SAME = 12  # lanes 0..SAME-1 play the same game: they end their deals in the same steps
 BATCH = 24  # step_batch deals max(8, 24 // 16) = 8 lanes at a time: SAME lanes need 2 trips
 
@@ -37,8 +37,9 @@ def trajectories(env: Env, steps: int, batch: int = BATCH):
         dealt = jnp.sum(env.deal_done(ref) & moved & ~ref.terminated)
         return ref, (diff, dealt)
 
-    run = jax.jit(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None, length=steps))
-    final, (diff, dealt) = run.lower().compile(compiler_options=QUICK_COMPILE)()
+    run = quick_compile(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None,
+                                             length=steps))
+    final, (diff, dealt) = run()
     return final, np.asarray(diff), np.asarray(dealt)
 
 
@@ -47,10 +48,11 @@ def trajectories(env: Env, steps: int, batch: int = BATCH):
     ("gonin_kan", {"players": 6, "n_rounds": 2, "shippo_jo": True}, 300),
     ("yonin_kan", {"n_rounds": 3}, 300),
     ("gambari_kan", {"n_rounds": 4}, 150),
+    ("da_bai_fen", DEFAULT, 300),
 ])
-def test_kan_step_batch_is_vmap_step(game, flags, steps):
-    """KAN-8 deals from the step key: the same deals, states and masks in every lane, also
-    when more lanes end a deal than one trip deals (the SAME lanes)."""
+def test_match_step_batch_is_vmap_step(game, flags, steps):
+    """KAN-8 / DBF-11 deal from the step key: the same deals, states and masks in every lane,
+    also when more lanes end a deal than one trip deals (the SAME lanes)."""
     env = kanjax.make(game, **flags)
     final, diff, dealt = trajectories(env, steps)
     assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"

@@ -53,6 +53,7 @@ Decisions where the rules leave the implementer a choice (beyond the rules file'
 from __future__ import annotations
 
 import dataclasses
+import functools
 import operator
 
 from kanjax.envs.dbf_spec import (
@@ -134,7 +135,13 @@ class Ranking:
 
     def eff_suit(self, card: int) -> int:
         """DBF-5: TRUMP for a trump, else the printed suit."""
-        return TRUMP if self.is_trump(card) else suit_of(card)
+        return self._eff_suits[card]
+
+    @functools.cached_property
+    def _eff_suits(self) -> tuple[int, ...]:
+        """`eff_suit` of every card id, worked out once per ranking (the tests' oracle asks
+        for it millions of times)."""
+        return tuple(TRUMP if self.is_trump(c) else suit_of(c) for c in range(NUM_CARDS))
 
     def strength(self, card: int) -> int:
         """DBF-6, V6: higher is stronger; equal for the off-suit rank-R cards (and the off-suit
@@ -165,6 +172,9 @@ class Ranking:
         if self.two_is_trump and rank == RANK_2:
             return 99
         return rank
+
+
+_ranking = functools.cache(Ranking)  # one Ranking (and its tables) per rank, suit, flag
 
 
 def is_quad(cards) -> bool:
@@ -333,7 +343,7 @@ class DbfRef:
     # ---- the draw and exposures (DBF-11..16, DBF-22, DBF-43) -------------------------------
     def ranking(self) -> Ranking:
         """The card order of the current hand (once R and T are fixed)."""
-        return Ranking(level_rank(self.trump_level), self.trump_suit, self.cfg.yuan_zhu)
+        return _ranking(level_rank(self.trump_level), self.trump_suit, self.cfg.yuan_zhu)
 
     def _exposable_suits(self, seat: int) -> list[int]:
         """The suits of the cards `seat` may expose now: rank R, in an open deal rank of its

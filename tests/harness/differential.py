@@ -27,6 +27,7 @@ import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.rollout import game_key, step_keys
+from tests.harness.quick import quick_compile
 
 AVOID_RARE_P = 0.875  # how often the policy avoids a rare action where it can
 
@@ -77,29 +78,36 @@ class EngineRunner:
             s = env.init(gkey)
             return s, env.summary(s)
 
-        def step(state, gkey, akey):
+        def act(state, gkey, akey):
             pkey, skey = step_keys(env, gkey, state)
             k_act, k_rare = jax.random.split(jax.random.fold_in(akey, state.step_count))
             mask = state.legal_action_mask
             common = mask & ~rare
             avoid = jnp.any(common) & (jax.random.uniform(k_rare) < AVOID_RARE_P)
-            action = uniform_random(k_act, None, jnp.where(avoid, common, mask))
-            nxt = env.step(state, action, skey)
-            return nxt, action, env.summary(nxt)
+            return uniform_random(k_act, None, jnp.where(avoid, common, mask)), skey
 
-        self.init = jax.jit(jax.vmap(init))
-        self.step = jax.jit(jax.vmap(step))
+        def step(states, gkeys, akeys):  # step_batch is vmap(step) bit for bit, and cheaper
+            actions, skeys = jax.vmap(act)(states, gkeys, akeys)
+            nxt = env.step_batch(states, actions, skeys)
+            return nxt, actions, jax.vmap(env.summary)(nxt)
+
+        self._init, self._step = jax.vmap(init), step
+        self._compiled: dict[int, tuple] = {}  # batch size -> (init, step)
 
     def play(self, seed: int, batch: int) -> Trajectories:
         key = jax.random.PRNGKey(seed)
         gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
         akeys = jax.vmap(lambda g: game_key(key, g + 10**6))(jnp.arange(batch))
-        state, summ = self.init(gkeys)
+        if batch not in self._compiled:
+            init = quick_compile(self._init, gkeys)
+            self._compiled[batch] = init, quick_compile(self._step, init(gkeys)[0], gkeys, akeys)
+        init, step = self._compiled[batch]
+        state, summ = init(gkeys)
         summaries, actions = [jax.tree.map(np.asarray, summ)], []
         for _ in range(self.env.max_steps):
             if bool(jnp.all(state.terminated | state.truncated)):
                 break
-            state, action, summ = self.step(state, gkeys, akeys)
+            state, action, summ = step(state, gkeys, akeys)
             actions.append(np.asarray(action))
             summaries.append(jax.tree.map(np.asarray, summ))
         return Trajectories(summaries, actions)
@@ -109,7 +117,8 @@ def _game_view(traj: Trajectories, g: int, t: int) -> dict:
     return {k: v[g] for k, v in traj.summaries[t].items()}
 
 
-def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> None:
+def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> dict:
+    """Check the engine summary `s` against the reference's facts (returned)."""
     r = adapter.facts(ref)
     if bool(s["terminated"]):  # after the match, only the results are defined
         assert r["terminal"], f"{where}: engine terminal, reference not"
@@ -124,6 +133,7 @@ def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> None:
     e = adapter.engine_facts({k: s[k].tolist() for k in keys})
     for key in keys:
         assert e[key] == r[key], f"{where}: {key} differs: engine {e[key]}, reference {r[key]}"
+    return r
 
 
 def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tuple[int, list]:
@@ -144,9 +154,8 @@ def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tupl
         s = _game_view(traj, g, t + 1)
         adapter.feed(ref, s)
         where = f"game {g} step {t} (action {action})"
-        _compare(adapter, env, ref, s, where)
+        want = _compare(adapter, env, ref, s, where)["scores"]
         scores += s["rewards"]
-        want = adapter.facts(ref)["scores"]
         assert scores.tolist() == list(want), f"{where}: match scores: engine {scores}, {want}"
     return len(traj.actions), taken
 

@@ -3,11 +3,11 @@ reference (`kanjax.reference.da_bai_fen`), step by step (`tests.harness.differen
 legal mask, the mover, phase, roles, R and T, exposures, kitty turning, card locations, the
 selection, the trick, trick winners, points, outcomes, P, levels and match scores.
 
-The default run plays 200 games over three configs (the default flags, the jilin preset with
-a mix of the scoring flags, and the masked leads with the Jilin rules alone; `pytest -m slow`
-adds two more), with `max_hands` short so that a game is a handful of hands (each config's
-compile takes most of a minute on 2 cores; 2,000 games would take the default run past its
-budget: issue 24 asks for them once the engine is faster). `pytest -m slow` plays 100,000.
+The default run plays 2,000 games over four configs: the default rules, the jilin preset with
+a mix of the scoring flags, and the masked leads with the Jilin rules alone, each a game of up
+to 12 hands (levels climb to the game's end), and the bulk of the games as two-hand games of
+the default rules (most rules fire within a hand; 1,400 short games cost what 250 long ones
+do). `pytest -m slow` adds two more configs and plays 100,000.
 Each config asserts that the rare branches fired: multi-leads of 2, 3 and 4 cards, invalid
 multi-leads (penalty), claims, open deals, and where `jilin_dun` is on, Duns.
 """
@@ -19,10 +19,12 @@ from tests.games.da_bai_fen.cases import DEFAULT, JILIN, MASKED, MIXED
 from tests.games.da_bai_fen.differential import ADAPTER
 from tests.harness import differential as hd
 
+SHORT = {"max_hands": 2}
 CONFIGS = [
-    ("da_bai_fen", DEFAULT, 50),
-    ("da_bai_fen", JILIN, 100),
-    ("da_bai_fen", MASKED, 50),
+    ("da_bai_fen", DEFAULT, 200),
+    ("da_bai_fen", JILIN, 250),
+    ("da_bai_fen", MASKED, 150),
+    ("da_bai_fen", SHORT, 1400),
 ]
 SLOW_CONFIGS = CONFIGS + [("da_bai_fen", MIXED, 50),
                           ("da_bai_fen", {"jilin": True, "max_hands": 12,
