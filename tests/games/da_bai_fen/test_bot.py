@@ -1,5 +1,5 @@
 """The Da Bai Fen heuristic bot (`kanjax.bots.dbf_heuristic`): only legal actions over many
-random states under jit + vmap (default flags; the jilin preset with invalid multi-leads
+random states under jit + vmap (default rules; the Jilin rules with invalid multi-leads
 masked, so that its multi-leads are checked valid against the hidden hands), and its choices
 in scripted positions built from deal strings."""
 
@@ -14,6 +14,7 @@ import kanjax
 from kanjax.bots import has_heuristic, make_heuristic, uniform_random
 from kanjax.envs import dbf_spec as ds
 from kanjax.jaxutil import tree_where
+from tests.games.da_bai_fen.cases import DEFAULT, MASKED
 
 C = ds.DECK.card
 STEPS = 240
@@ -57,10 +58,9 @@ def checker(env):
     return jax.jit(jax.vmap(one))
 
 
-@pytest.mark.parametrize("flags", [{}, {"jilin": True, "invalid_multilead": "mask"}],
-                         ids=["default", "jilin_mask"])
+@pytest.mark.parametrize("flags", [DEFAULT, MASKED], ids=["default", "jilin_mask"])
 def test_bot_plays_only_legal_actions(flags):
-    env = kanjax.make("da_bai_fen", max_hands=3, **flags)
+    env = kanjax.make("da_bai_fen", **flags)
     assert has_heuristic(env)
     keys = jax.random.split(jax.random.PRNGKey(len(flags)), BATCH)
     live, bad, phase = (np.asarray(x) for x in checker(env)(keys))
@@ -85,7 +85,7 @@ DISCARD = "3H 9H 3C 4C 6C QD"  # what the bot discards (test_discard_keeps_trump
 
 @pytest.fixture(scope="module")
 def env():
-    return kanjax.make("da_bai_fen", max_hands=3)
+    return kanjax.make("da_bai_fen", **DEFAULT)
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ import kanjax
 from kanjax.conformance import check_env
 from kanjax.envs import da_bai_fen as dbf
 from kanjax.envs import dbf_spec as ds
+from tests.games.da_bai_fen.cases import DEFAULT, JILIN
 
 C = ds.DECK.card
 KEY = jax.random.PRNGKey(0)
@@ -23,7 +24,7 @@ def cards(text):
 
 @pytest.fixture(scope="module")
 def env():
-    return kanjax.make("da_bai_fen", max_hands=20)
+    return kanjax.make("da_bai_fen", **DEFAULT)
 
 
 def order_text(front="", kitty="3D 4D 5D 6D 7D 8D"):
@@ -174,7 +175,7 @@ def _visible(env, s, p):
 def test_observe_hides_what_p_may_not_know():
     """Swapping two cards between hands p cannot see (or with the unseen kitty) leaves p's
     observation unchanged, at states all through random games."""
-    env = kanjax.make("da_bai_fen", max_hands=20)
+    env = kanjax.make("da_bai_fen", **DEFAULT)
     step = jax.jit(env.step)
     obs = jax.jit(env.observe)
     rng = np.random.default_rng(0)
@@ -208,8 +209,9 @@ def test_observe_hides_what_p_may_not_know():
 
 
 def test_conformance_jilin_preset():
-    """The conformance suite with the jilin preset (the default flags: test_every_game)."""
-    env = kanjax.make("da_bai_fen", jilin=True, max_hands=4)
+    """The conformance suite with the jilin preset and mixed scoring flags (the default
+    rules: test_every_game)."""
+    env = kanjax.make("da_bai_fen", **JILIN)
     figures = check_env(env, batch=2)
     assert all(0 < s <= env.max_steps for s in figures["steps"])
 
