@@ -192,14 +192,18 @@ def main(argv: list[str] | None = None) -> None:
 def use_compilation_cache() -> None:
     """Keep XLA's compiled programs across runs (jax's persistent compilation cache) in
     ~/.cache/kanjax/jax (under $XDG_CACHE_HOME when set), unless JAX_COMPILATION_CACHE_DIR
-    names another folder."""
+    names another folder; and the traced match programs beside it, in `<that folder>-export`
+    (`kanjax.exported`)."""
     import jax
+
+    from kanjax import exported
 
     if not jax.config.jax_compilation_cache_dir:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
         jax.config.update("jax_compilation_cache_dir", str(base / "kanjax" / "jax"))
         jax.config.update("jax_compilation_cache_max_size", 512 << 20)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+    exported.use_folder(str(jax.config.jax_compilation_cache_dir).rstrip("/") + "-export")
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from kanjax import prng
+from kanjax import exported, prng
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
 
@@ -206,4 +206,13 @@ def make_trajectory(env: Env, policy: Policy = uniform_random
         states = jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), state0, after)
         return Trajectory(states=states, actions=taken, deal_done=dealt)
 
-    return jax.jit(run)
+    return exported.cached_jit(run, _program_name("trajectory", env, policy))
+
+
+def _program_name(kind: str, env: Env, policy: Policy) -> str | None:
+    """A name of `kind`'s program for `env` and `policy` that is the same in every process
+    (`kanjax.exported`), or None where the policy is not a plain function of kanjax."""
+    where = f"{getattr(policy, '__module__', '')}.{getattr(policy, '__qualname__', '')}"
+    if not where.startswith("kanjax.") or "<locals>" in where:
+        return None
+    return f"{kind}:{env.name}:{env.version}:{getattr(env, 'config', None)!r}:{where}"
