@@ -684,6 +684,12 @@ class DbfEnv(MatchEnv):
     def turn_done(self, state):
         return state._h[..., LAYOUT.head["turn_done"]] > 0
 
+    def plays_card(self, state, action):
+        """Whether `action` at `state` plays a card to a trick (`kanjax bench`'s unit): a pick
+        in the play phase (a kitty discard pick is not one)."""
+        phase = state._h[..., LAYOUT.head["phase"]]
+        return (jnp.asarray(action) < N) & (phase == ds.PHASE_PLAY)
+
     # ---- views -------------------------------------------------------------------------------
     def summary(self, state):
         """The comparable facts of a state under the reference's names (`DbfRef.facts`):
