@@ -307,7 +307,7 @@ class DbfEnv(MatchEnv):
         g["turn_done"] = jnp.where(do, 1, g["turn_done"])
         w = (g, loc, place, picked, by)
         pen = do & invalid
-        w = self._mat(self._end_hand(w, pen, ds.PENALTY))
+        w = self._end_hand(w, pen, ds.PENALTY)
         return self._end_trick(w, do & ~invalid & (g["nplays"] == 4))
 
     def _end_trick(self, w, do):
@@ -448,9 +448,9 @@ class DbfEnv(MatchEnv):
 
     @staticmethod
     def _mat(w):
-        """The working state `w` computed once (`jaxutil.materialize`): XLA on CPU would
-        otherwise inline the long scalar chain that produced it into every card element of
-        every later consumer."""
+        """The working state `w` computed once (`jaxutil.materialize`). Measured: once before
+        the legal mask is best; once more after each stage of the step costs more than the
+        inlining it saves."""
         g, loc, place, picked, by = w
         keys = list(g)
         parts = [jnp.asarray(g[k], jnp.int32).reshape(-1) for k in keys]
@@ -498,8 +498,9 @@ class DbfEnv(MatchEnv):
 
     def _pack(self, s: DbfState, w, rewards=None, terminated=None, last=None,
               skip=None) -> DbfState:
-        """`s` with the working state `w` (computed once, `_mat`), its legal mask and the
-        other fields given."""
+        """`s` with the working state `w` (computed once, `_mat`: XLA on CPU would otherwise
+        inline the step's whole scalar chain into every element of the legal mask), its legal
+        mask and the other fields given."""
         g, loc, place, picked, by = self._mat(w)
         g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
         h, wide = LAYOUT.pack(g)
@@ -545,7 +546,7 @@ class DbfEnv(MatchEnv):
         g = {k: jnp.where(scanning, g2[k], v) for k, v in g.items()}
         loc = jnp.where(scanning & found, self._draw_loc(g, place, g["drawn"]), loc)
         w = (g, loc, place, picked, by)
-        w = self._mat(self._after_exposure(w, expose | (scanning & ~found)))
+        w = self._after_exposure(w, expose | (scanning & ~found))
         g, loc, place, picked, by = w
         g = dict(g)
         # the discard
@@ -560,7 +561,7 @@ class DbfEnv(MatchEnv):
         g = dict(w[0])
         in_claim = phase == ds.PHASE_CLAIM
         w = self._claims((g,) + w[1:], in_claim & (a == ds.PASS), g["cidx"] + 1)
-        w = self._mat(self._end_hand(w, in_claim & (a == ds.CLAIM), ds.CLAIMED))
+        w = self._end_hand(w, in_claim & (a == ds.CLAIM), ds.CLAIMED)
         # play
         g, loc, place, picked, by = w
         g = dict(g)
@@ -570,7 +571,7 @@ class DbfEnv(MatchEnv):
         following = g["nplays"] > 0
         closes = (ppick & following & (jnp.sum(picked) == g["n"])) | (playing & (a == ds.PLAY))
         g["turn_done"] = jnp.where(ppick & ~closes, 0, g["turn_done"])
-        w = self._mat(self._close_play((g, loc, place, picked, by), closes))
+        w = self._close_play((g, loc, place, picked, by), closes)
         g, loc, place, picked, by = w
         # rewards at the game's end
         over = (g["phase"] == ds.PHASE_OVER) & (g["deal_done"] > 0)
