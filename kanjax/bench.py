@@ -1,9 +1,9 @@
 """`kanjax bench` and `kanjax simulate`: throughput of random play, measured, never asserted.
 
-Throughput is counted in deals (and card plays) per CPU-second of this process (all XLA
-threads together), so a figure compares fairly with a single-threaded C++ baseline measured
-in the same run. `kanjax bench` runs on one CPU by default (`--cpus`): XLA's second thread
-buys less than 2x the speed for 2x the CPU time.
+Throughput is counted in deals (and card plays: cards played to tricks, `card_played`) per
+CPU-second of this process (all XLA threads together), so a figure compares fairly with a
+single-threaded C++ baseline measured in the same run. `kanjax bench` runs on one CPU by
+default (`--cpus`): XLA's second thread buys less than 2x the speed for 2x the CPU time.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.api import Env
+from kanjax.api import Array, Env
 from kanjax.bots import uniform_random
 from kanjax.jaxutil import tree_where
 from kanjax.rollout import game_key, make_rollout, play_batch
@@ -40,6 +40,14 @@ class Clock:
         self.cpu = time.process_time() - self.cpu0
 
 
+def card_played(env: Env, state, action: Array) -> Array:
+    """Whether `action` taken at `state` plays a card to a trick (the unit of "card plays",
+    comparable across games): the env's own `plays_card(state, action)` where it has one (Da
+    Bai Fen's picks also select its kitty discard), else an action id below `card_actions`."""
+    own = getattr(env, "plays_card", None)
+    return own(state, action) if own is not None else action < env.card_actions
+
+
 def _scan_fn(env: Env, steps: int) -> Callable:
     """A jitted `(states, gkeys, epoch) -> (states, deals, plays)`: restart finished games, then
     play `steps` random steps in every game (a scan over batched steps, `play_batch`),
@@ -54,7 +62,7 @@ def _scan_fn(env: Env, steps: int) -> Callable:
             s, deals, plays = carry
             nxt, action = play_batch(env, (uniform_random,), s, gkeys, seating)
             moved = ~(s.terminated | s.truncated)
-            played = moved & (action < env.card_actions)
+            played = moved & card_played(env, s, action)
             return (nxt, deals + (env.deal_done(nxt) & moved), plays + played), None
 
         zeros = jnp.zeros(gkeys.shape[0], jnp.int32)

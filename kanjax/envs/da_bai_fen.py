@@ -33,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax import cards as cards_mod
+from kanjax import jaxutil
 from kanjax import trick as tk
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dbf_spec as ds
@@ -145,19 +146,17 @@ class DbfEnv(MatchEnv):
         S = g["starter"]
         owner = (S + place) % 4
         dealt = place < ds.NUM_DRAWN
-        first = []
-        for q in range(4):
-            ok = dealt & (owner == q) & (jnp.asarray(PRANK) == self._expo_rank(g, q))
-            first.append(jnp.min(jnp.where(ok, place, 99)))
-        best = jnp.int32(99)
-        for q in range(4):
-            d = (q - S) % 4
-            m = jnp.maximum(k0, first[q])
-            k = m + (d - m) % 4
-            best = jnp.where((first[q] < 99) & (k < best), k, best)
+        seats = jnp.arange(4)
+        # each seat's first draw of a card it may expose (99: none), one reduction
+        ok = (dealt[:, None] & (owner[:, None] == seats)
+              & (jnp.asarray(PRANK)[:, None] == self._expo_rank(g, seats)))
+        first = jnp.min(jnp.where(ok, place[:, None], 99), axis=0)
+        # its next draw from k0 on (its draws are those of its residue mod 4)
+        m = jnp.maximum(k0, first)
+        k = m + ((seats - S) % 4 - m) % 4
+        best = jnp.min(jnp.where(first < 99, k, 99))
         in_draw = (best < ds.NUM_DRAWN) & (k0 < ds.NUM_DRAWN)
-        firsts = jnp.stack(first)
-        has = firsts[(S + jnp.arange(4)) % 4] < 99  # by final index
+        has = first[(S + seats) % 4] < 99  # by final index
         has = has & (jnp.arange(4) >= jnp.where(k0 < ds.NUM_DRAWN, 0, j0))
         j = jnp.argmax(has)
         in_final = ~in_draw & jnp.any(has)
@@ -206,17 +205,17 @@ class DbfEnv(MatchEnv):
         exposed = g["exposer"] >= 0
         first = g["kind"] == ds.FIRST_HAND
         opened = g["kind"] == ds.OPEN_DEAL
-        # DBF-14: the kitty in order
-        kit = jnp.stack([jnp.argmax(place == ds.NUM_DRAWN + i) for i in range(ds.KITTY_SIZE)])
-        kr = jnp.asarray(PRANK)[kit]
-        is_r = kr == g["R"] - 2
-        stop = jnp.argmax(is_r)
-        any_r = jnp.any(is_r)
-        hi = jnp.argmax(kr)  # first of the highest (jokers -1)
-        tcard = jnp.where(any_r, kit[stop], kit[hi])
-        turned = jnp.where(any_r, stop + 1, ds.KITTY_SIZE)
+        # DBF-14: the kitty in order: the first card of rank R, else the first of the highest
+        # rank (jokers aside), found as the greatest of one key per kitty card (one reduction)
+        order = place - ds.NUM_DRAWN  # 0..5 in the kitty
+        prank = jnp.asarray(PRANK)
+        rank_key = jnp.where(prank == g["R"] - 2, 200 - order,  # above any other rank
+                             jnp.where(jnp.asarray(JOKER), -1, 8 * prank + 7 - order))
+        top = jnp.max(jnp.where(order >= 0, 4 * rank_key + jnp.asarray(PSUIT) % 4, -1000))
+        any_r = top >= 4 * (200 - ds.KITTY_SIZE)
+        turned = jnp.where(any_r, 200 - top // 4 + 1, ds.KITTY_SIZE)
         turn = do & ~exposed & ~opened
-        g["T"] = jnp.where(turn, jnp.asarray(PSUIT)[tcard], g["T"])
+        g["T"] = jnp.where(turn, top % 4, g["T"])
         g["turned"] = jnp.where(turn, turned, g["turned"])
         g["leader"] = jnp.where(turn & first, S, g["leader"])
         g["declaring"] = jnp.where(turn & first, S % 2, g["declaring"])
@@ -241,7 +240,7 @@ class DbfEnv(MatchEnv):
             takes = jnp.bool_(True)
         take = do & takes
         loc = jnp.where(take & kitty, L, loc)
-        g["took"] = take.astype(jnp.int32)
+        g["took"] = jnp.where(do, take, g["took"]).astype(jnp.int32)
         g["phase"] = jnp.where(take, ds.PHASE_DISCARD, g["phase"])
         g["cur"] = jnp.where(take, L, g["cur"])
         w = (g, loc, place, picked, by)
@@ -254,7 +253,7 @@ class DbfEnv(MatchEnv):
         trump, _, _ = self._tables(g)
         L = g["leader"]
         seats = (L + jnp.arange(4)) % 4
-        none = jnp.stack([~jnp.any((loc == seats[j]) & trump) for j in range(4)])
+        none = ~jnp.any((loc[:, None] == seats) & trump[:, None], axis=0)
         none = none & (jnp.arange(4) >= j0)
         j = jnp.argmax(none)
         claim = do & jnp.any(none)
@@ -448,6 +447,23 @@ class DbfEnv(MatchEnv):
         g["ndecl"] = jnp.where(do, declaring, g["ndecl"])
         return (g, loc, place, picked, by)
 
+    @staticmethod
+    def _mat(w):
+        """The working state `w` computed once (`jaxutil.materialize`). Measured: once before
+        the legal mask is best; once more after each stage of the step costs more than the
+        inlining it saves."""
+        g, loc, place, picked, by = w
+        keys = list(g)
+        parts = [jnp.asarray(g[k], jnp.int32).reshape(-1) for k in keys]
+        sizes = [x.shape[0] for x in parts]
+        flat = jaxutil.materialize(jnp.concatenate(
+            parts + [loc, picked.astype(jnp.int32), by]))
+        out, at = {}, 0
+        for k, n in zip(keys, sizes, strict=True):
+            out[k] = flat[at] if jnp.ndim(g[k]) == 0 else flat[at:at + n]
+            at += n
+        return (out, flat[at:at + N], place, flat[at + N:at + 2 * N] > 0, flat[at + 2 * N:])
+
     # ---- init / step -----------------------------------------------------------------------
     def _blank_slots(self):
         g = {k: jnp.int32(0) for k, _ in HEAD}
@@ -483,7 +499,10 @@ class DbfEnv(MatchEnv):
 
     def _pack(self, s: DbfState, w, rewards=None, terminated=None, last=None,
               skip=None) -> DbfState:
-        g, loc, place, picked, by = w
+        """`s` with the working state `w` (computed once, `_mat`: XLA on CPU would otherwise
+        inline the step's whole scalar chain into every element of the legal mask), its legal
+        mask and the other fields given."""
+        g, loc, place, picked, by = self._mat(w)
         g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
         h, wide = LAYOUT.pack(g)
         s = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8),
@@ -641,15 +660,15 @@ class DbfEnv(MatchEnv):
         sel_eff = jnp.max(jnp.where(picked, eff, -1))
         same_eff = jnp.all(~picked | (eff == sel_eff))
         others = (loc >= 0) & (loc < 4) & (loc != cur)
-        omax = jnp.stack([jnp.max(jnp.where(others & (eff == e), strength, -1))
-                          for e in range(5)])
+        omax = jnp.max(jnp.where(others[:, None] & (eff[:, None] == jnp.arange(5)),
+                                 strength[:, None], -1), axis=0)  # by effective suit
         smin = jnp.min(jnp.where(picked, strength, 99))
         multi = hand & ~picked & ((count == 0) | (same_eff & (eff == sel_eff)))
         if cfg.invalid_multilead == "mask":
             ok = omax[eff] <= jnp.minimum(smin, strength)
             multi = multi & ((count == 0) | ok)
         if cfg.jilin_dun:
-            nrank = jnp.stack([jnp.sum(hand & (prank == r)) for r in range(13)])
+            nrank = jnp.sum(hand[:, None] & (prank[:, None] == jnp.arange(13)), axis=0)
             quad_rank = jnp.concatenate([nrank == 4, jnp.zeros(1, bool)])[prank]  # -1: False
             sel_rank = jnp.max(jnp.where(picked, prank, -1))
             same_rank = jnp.all(~picked | (prank == sel_rank)) & ~jnp.any(picked & JOKER)
@@ -684,6 +703,12 @@ class DbfEnv(MatchEnv):
 
     def turn_done(self, state):
         return state._h[..., LAYOUT.head["turn_done"]] > 0
+
+    def plays_card(self, state, action):
+        """Whether `action` at `state` plays a card to a trick (`kanjax bench`'s unit): a pick
+        in the play phase (a kitty discard pick is not one)."""
+        phase = state._h[..., LAYOUT.head["phase"]]
+        return (jnp.asarray(action) < N) & (phase == ds.PHASE_PLAY)
 
     # ---- views -------------------------------------------------------------------------------
     def summary(self, state):
