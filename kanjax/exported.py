@@ -54,7 +54,8 @@ def cached_jit(fn: Callable, name: str | None) -> Callable:
         if _folder is None or name is None:
             return jitted(*args)
         leaves, in_tree = jax.tree.flatten(args)
-        shapes = [(np.shape(x), str(np.result_type(x))) for x in leaves]
+        shapes = [(np.shape(x), str(getattr(x, "dtype", None) or np.asarray(x).dtype))
+                  for x in leaves]
         key = hashlib.sha256(repr((name, str(in_tree), shapes, jax.__version__,
                                    source_digest())).encode()).hexdigest()[:32]
         if key not in loaded:
