@@ -34,6 +34,7 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import jaxutil
+from kanjax import shengji as sj
 from kanjax import trick as tk
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dbf_spec as ds
@@ -44,12 +45,8 @@ from kanjax.envs.match import MatchEnv, MatchState
 from kanjax.jaxutil import tree_where
 
 N = ds.NUM_CARDS
-IDS = np.arange(N)
-PSUIT = np.where(IDS < ds.BJ, IDS // 13, 5)  # printed suit; jokers 5
-PRANK = np.where(IDS < ds.BJ, IDS % 13, -1)  # printed rank index; jokers -1
-JOKER = IDS >= ds.BJ
+IDS, PSUIT, PRANK, JOKER, TRUMP = sj.IDS, sj.PSUIT, sj.PRANK, sj.JOKER, sj.TRUMP
 POINTS = np.array(ds.CARD_POINTS, np.int32)
-TRUMP = 4  # the effective suit of trumps
 NUM_TRICKS = ds.HAND_SIZE
 MAX_SKIP = 2
 
@@ -72,30 +69,7 @@ class DbfState(MatchState):
     _skip: Array
 
 
-def tables(R: Array, T: Array, yuan_zhu: bool):
-    """Per card: trump (bool), effective suit (0..3, TRUMP) and strength within it (DBF-5..8,
-    V6) for trump level `R` and suit `T`; equal strengths for equal cards."""
-    r = R - 2
-    yz = yuan_zhu & (r != 0)
-    prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
-    is_r = (prank == r) & ~jnp.asarray(JOKER)
-    is_2 = yz & (prank == 0) & ~jnp.asarray(JOKER)
-    of_t = psuit == T
-    trump = jnp.asarray(JOKER) | is_r | is_2 | of_t
-    eff = jnp.where(trump, TRUMP, psuit)
-    strength = jnp.where(
-        IDS == ds.RJ, 18, jnp.where(
-            IDS == ds.BJ, 17, jnp.where(
-                is_r, jnp.where(of_t, 16, 15), jnp.where(
-                    is_2, jnp.where(of_t, 14, 13), prank))))
-    return trump, eff, strength.astype(jnp.int32)
-
-
-def quad_value(rank: Array, R: Array, yuan_zhu: bool) -> Array:
-    """V8: the strength of a four-of-a-kind of printed rank index `rank`."""
-    r = R - 2
-    yz = yuan_zhu & (r != 0)
-    return jnp.where(rank == r, 20, jnp.where(yz & (rank == 0), 19, rank + 1))
+tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
 
 
 class DbfEnv(MatchEnv):
@@ -278,22 +252,18 @@ class DbfEnv(MatchEnv):
         count = jnp.sum(cards, dtype=jnp.int32)
         leading = g["nplays"] == 0
         first_card = jnp.argmax(cards)
-        prank = jnp.asarray(PRANK)
-        is_dun = (cfg.jilin_dun & (count == 4) & ~jnp.any(cards & jnp.asarray(JOKER))
-                  & jnp.all(~cards | (prank == prank[first_card])))
+        qs = sj.quad_strength(cards, g["R"], cfg.yuan_zhu) if cfg.jilin_dun else jnp.int32(0)
+        is_dun = qs > 0
         dun = jnp.where(leading, is_dun, g["dun"] > 0)
         led = jnp.where(leading, eff[first_card], g["led"])
-        # the play's strength
+        # the play's strength (DBF-26; in a Dun trick its quad's, V8)
         zeros = jnp.zeros(N, bool)
         ps = tk.play_strength(cards, eff, strength, led, jnp.int32(TRUMP), zeros)
-        qs = jnp.where(is_dun, quad_value(prank[first_card], g["R"], cfg.yuan_zhu), 0)
         s = jnp.where(dun, qs, ps)
         better = leading | (s > g["best_s"])
         # DBF-23/24: the validity of a multi-lead
         others = (loc >= 0) & (loc < 4) & (loc != cur)
-        omax = jnp.max(jnp.where(others & (eff == led), strength, -1))
-        lmin = jnp.min(jnp.where(cards, strength, 99))
-        invalid = (leading & (count >= 2) & ~is_dun & (omax > lmin)
+        invalid = (leading & ~is_dun & ~tk.lead_valid(cards, others, eff, strength)
                    & (cfg.invalid_multilead == "penalty"))
         loc = jnp.where(do & cards, ds.LOC_TRICK, loc)
         by = jnp.where(do & cards, 4 * g["tno"] + cur, by)
@@ -660,8 +630,7 @@ class DbfEnv(MatchEnv):
         sel_eff = jnp.max(jnp.where(picked, eff, -1))
         same_eff = jnp.all(~picked | (eff == sel_eff))
         others = (loc >= 0) & (loc < 4) & (loc != cur)
-        omax = jnp.max(jnp.where(others[:, None] & (eff[:, None] == jnp.arange(5)),
-                                 strength[:, None], -1), axis=0)  # by effective suit
+        omax = tk.highest_by_suit(others, eff, strength, TRUMP + 1)  # by effective suit (DBF-23)
         smin = jnp.min(jnp.where(picked, strength, 99))
         multi = hand & ~picked & ((count == 0) | (same_eff & (eff == sel_eff)))
         if cfg.invalid_multilead == "mask":
