@@ -80,7 +80,7 @@ def play_strength(cards: Array, suit: Array, rank: Array, led: Array, trump: Arr
       0 whenever trumps are led).
 
     `cards` may be batched (..., C) against per-card tables of shape (C,) or (..., C)."""
-    trumpish = (suit == trump) | top
+    trumpish = (suit == trump[..., None]) | top
     all_trump = jnp.all(~cards | trumpish, axis=-1) & jnp.any(cards, axis=-1)
     strength = card_strength(suit, rank, led[..., None], trump[..., None], top)
     best_trump = jnp.max(jnp.where(cards & trumpish, strength, 0), axis=-1)

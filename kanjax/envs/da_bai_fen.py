@@ -27,6 +27,7 @@ State (`DbfState`, a `MatchState`):
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -874,6 +875,95 @@ class DbfEnv(MatchEnv):
         return {"outcome": ds.OUTCOME_NAMES[int(facts["outcome"])], "P": int(facts["P"]),
                 "declaring": int(facts["declaring"]), "trump_level": int(facts["trump_level"]),
                 "trump_suit": ds.SUITS[t] if t >= 0 else "-"}
+
+
+    # ---- trick play for the double-dummy solvers (`solvers.convert`) ------------------------
+    def _trick_slots(self, state: DbfState) -> dict[str, np.ndarray]:
+        """The header slots of an unbatched state in trick play; ValueError outside it."""
+        g = {k: np.asarray(v) for k, v in LAYOUT.unpack(state).items()}
+        phase = int(g["phase"])
+        if phase != ds.PHASE_PLAY or bool(np.asarray(state.terminated | state.truncated)):
+            what = "the match is over" if phase == ds.PHASE_PLAY else (
+                f"phase {ds.PHASE_NAMES[phase]}")
+            raise ValueError(f"{self.name}: the state is not in trick play ({what}); a "
+                             "double-dummy position needs phase play")
+        return g
+
+    def trick_rules(self, state: DbfState | None = None) -> dict[str, Any]:
+        """The rules of the hand `state` is in (its trump level R and suit T, its kitty), as
+        `solvers.position.Rules`: each card's effective suit (every trump of suit T: RJ, BJ,
+        the R cards, the cards of T and with yuan zhu the 2s, DBF-5) and strength within it
+        (`kanjax.shengji.tables`, DBF-6..8: equal cards equal), its points (DBF-2: K and T 10,
+        5 5), no value for a trick as such, the last trick worth the kitty's points twice more
+        (DBF-29; with `kitty_mult_last_trick` once a card of a play in it, V4), plays of up to
+        12 cards (DBF-21..27) and with `jilin_dun` each card's Dun quad strength (V8). Beyond
+        the solvers' limits (`Rules.limits`): the searches refuse these rules.
+
+        Not described, so refused (ValueError): `dun_points_protected` (V9). Also not in the
+        rules: DBF-23/24's multi-lead validity (`kanjax.trick.lead_valid`) and the scoring
+        table (DBF-31..37, V12, V13), which read the position's value."""
+        if state is None:
+            raise ValueError(f"{self.name}: the trick rules are a hand's (its trump level and "
+                             "suit, its kitty): pass a state in trick play")
+        cfg = self.config
+        if cfg.dun_points_protected:
+            raise ValueError(f"{self.name}: dun_points_protected (DBF-V9) is not described by "
+                             "the solvers' rules")
+        g = self._trick_slots(state)
+        R, T = int(g["R"]), int(g["T"])
+        trump, eff, strength = (np.asarray(x) for x in sj.tables(
+            jnp.int32(R), jnp.int32(T), cfg.yuan_zhu))
+        kitty = np.asarray(state._loc) == ds.LOC_KITTY
+        kpts = int(POINTS[kitty].sum())
+        quads = (tuple(int(x) for x in np.asarray(sj.quad_values(jnp.int32(R), cfg.yuan_zhu)))
+                 if cfg.jilin_dun else ())
+        return dict(
+            game=self.name, n=4, n_tricks=NUM_TRICKS, ids=tuple(range(N)),
+            suit=tuple(int(x) for x in np.where(trump, T, eff)),
+            rank=tuple(int(x) for x in strength), points=ds.CARD_POINTS, trick_value=0,
+            last_bonus=kpts * (1 if cfg.kitty_mult_last_trick else 2),
+            last_bonus_per_card=cfg.kitty_mult_last_trick, cards_a_play=ds.HAND_SIZE,
+            quads=quads, tokens=ds.DECK.tokens, suit_names=ds.SUITS)
+
+    def trick_position(self, state: DbfState) -> dict[str, Any]:
+        """Seats: the players 0..3; the side: the opponents of the declaring team, so that
+        the value is their card points P (DBF-30, DESIGN's Da Bai Fen value): taken /
+        taken_other their and the declarers' trick points so far (the kitty's bonus is the
+        last trick's, `trick_rules`). The current trick's plays, each in id order, from its
+        leader's; its led suit the effective one (trumps: T); `quad_led` for a Dun (V8).
+        `moves`: the cards the mover may pick first (a play is several picks). ValueError
+        outside trick play, or while the mover has picked part of his play (a position
+        starts at a play)."""
+        g = self._trick_slots(state)
+        loc = np.asarray(state._loc).astype(np.int32)
+        by = np.asarray(state._by).astype(np.int32)
+        picked = np.flatnonzero(np.asarray(state._picked))
+        cur = int(g["cur"])
+        if len(picked):
+            raise ValueError(f"{self.name}: player {cur} has picked "
+                             f"{ds.DECK.format_hand(picked)} of his play; a double-dummy "
+                             "position starts at a play")
+        tno, leader, nplays = int(g["tno"]), int(g["tleader"]), int(g["nplays"])
+        trick: list[int] = []
+        for i in range(nplays):
+            seat = (leader + i) % 4
+            play = np.flatnonzero((loc == ds.LOC_TRICK) & (by == 4 * tno + seat))
+            if len(play) != int(g["n"]):
+                raise ValueError(f"{self.name}: bad state: {len(play)} cards of player "
+                                 f"{seat} in a trick of plays of {int(g['n'])}")
+            trick += [int(c) for c in play]
+        led = int(g["led"])
+        opp = 1 - int(g["declaring"])
+        pts = g["pts"]
+        return dict(
+            players=(0, 1, 2, 3),
+            hands=tuple(tuple(int(c) for c in np.flatnonzero(loc == p)) for p in range(4)),
+            trump=int(g["T"]), leader=leader, side=tuple(p % 2 == opp for p in range(4)),
+            trick=tuple(trick), led=-1 if not nplays else int(g["T"]) if led == TRUMP else led,
+            tricks_done=tno, taken=int(pts[opp]), taken_other=int(pts[1 - opp]),
+            moves=tuple(int(a) for a in np.flatnonzero(
+                np.asarray(state.legal_action_mask)[:N])),
+            play_cards=int(g["n"]) if nplays else 1, quad_led=bool(nplays and g["dun"] > 0))
 
 
 DEAL_FIELDS = ("kind", "starter", "declaring", "levels", "hands")
