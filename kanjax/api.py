@@ -313,9 +313,11 @@ class Env(abc.ABC):
                 + " / ".join(f"{x:.2f}" for x in report["mean_returns"])]
 
     # ---- trick play for the double-dummy solvers (`solvers.convert`) --------------------
-    def trick_rules(self) -> dict[str, Any]:
-        """The static trick-play rules as the fields of `solvers.position.Rules` (players in a
-        trick, tricks, per card id its suit, rank and points, ...)."""
+    def trick_rules(self, state: State | None = None) -> dict[str, Any]:
+        """The trick-play rules as the fields of `solvers.position.Rules` (players in a
+        trick, tricks, per card id its suit, rank and points, ...). A game whose rules are
+        static ignores `state`; one whose rules are a hand's (Da Bai Fen's trumps and kitty)
+        reads them from the unbatched `state` in trick play (ValueError without one)."""
         raise NotImplementedError(f"{self.name}: no double-dummy positions")
 
     def trick_position(self, state: State) -> dict[str, Any]:
@@ -324,7 +326,10 @@ class Env(abc.ABC):
         (the current trick's leader's seat), `side` (bool per seat: the side to optimise),
         `trick` (its cards so far, in order), `led` (its led suit, -1 while empty),
         `tricks_done`, `taken` / `taken_other` (what the side / the other side has), `moves`
-        (the trick-play moves the legal mask allows). ValueError outside trick play."""
+        (the trick-play moves the legal mask allows); where a play may hold several cards
+        (`Rules.cards_a_play`), `play_cards` (the cards of each play in the current trick, 1
+        while it is empty; `trick` holds each play's cards together, in id order) and
+        `quad_led` (the trick's lead is a four-of-a-kind). ValueError outside trick play."""
         raise ValueError(f"{self.name}: no double-dummy positions")
 
     def trick_start(self, deal: str, key: Array | None = None, trump: Any = None,

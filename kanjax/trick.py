@@ -10,7 +10,11 @@ every other, Kan's joker). Every function is pure and jittable; batch with `vmap
 
 Strengths (KAN-27, DBF-26): a play's strength is a number; the trick's best play is the first
 play of greatest strength (a later play must be strictly stronger to take the lead), so a
-running maximum is all a game keeps per trick.
+running maximum is all a game keeps per trick. Plays of n cards (DBF-21..27): `follow_n_mask`
+(who must follow with what), `play_strength` / `beats` / `winning_play` (which play wins),
+`lead_valid` (DBF-23, a multi-lead no other hand can beat). Da Bai Fen's per-hand tables (its
+effective suits and strengths for a trump level and suit, and its Dun quads) are
+`kanjax.shengji`'s.
 """
 
 from __future__ import annotations
@@ -76,13 +80,53 @@ def play_strength(cards: Array, suit: Array, rank: Array, led: Array, trump: Arr
       0 whenever trumps are led).
 
     `cards` may be batched (..., C) against per-card tables of shape (C,) or (..., C)."""
-    trumpish = (suit == trump) | top
+    trumpish = (suit == trump[..., None]) | top
     all_trump = jnp.all(~cards | trumpish, axis=-1) & jnp.any(cards, axis=-1)
     strength = card_strength(suit, rank, led[..., None], trump[..., None], top)
     best_trump = jnp.max(jnp.where(cards & trumpish, strength, 0), axis=-1)
     of_led = cards & (suit == led[..., None]) & ~trumpish
     best_led = jnp.max(jnp.where(of_led, strength, 0), axis=-1)
     return jnp.where(all_trump, best_trump, best_led)
+
+
+def winning_play(plays: Array, suit: Array, rank: Array, led: Array, trump: Array,
+                 top: Array) -> Array:
+    """The index of the play that wins a trick of `plays` (bool[P, C], in play order, the
+    lead first; plays of one card or of n cards each) whose led suit is `led` (DBF-26, for
+    one card KAN-27): the first play of greatest `play_strength` (DBF-8: of two equal plays
+    the earlier wins; a later play must be strictly stronger). With all-trump plays (the
+    lead's, trumps led; any, a plain suit led) the strongest top trump wins, else the
+    strongest card of the led plain suit."""
+    strength = play_strength(plays, suit, rank, jnp.broadcast_to(led, plays.shape[:-1]),
+                             jnp.broadcast_to(trump, plays.shape[:-1]), top)
+    return jnp.argmax(strength, axis=-1)
+
+
+def beats(play: Array, best: Array, suit: Array, rank: Array, led: Array, trump: Array,
+          top: Array) -> Array:
+    """Whether `play` (bool[C]), made after `best`, takes the trick from it (DBF-26, DBF-8):
+    its `play_strength` is strictly greater (equal plays: the earlier keeps the trick)."""
+    led, trump = jnp.asarray(led), jnp.asarray(trump)
+    return (play_strength(play, suit, rank, led, trump, top)
+            > play_strength(best, suit, rank, led, trump, top))
+
+
+def highest_by_suit(cards: Array, suit: Array, rank: Array, num_suits: int) -> Array:
+    """int32[num_suits]: the greatest `rank` among `cards` (bool[C]) of each (effective) suit,
+    -1 where they hold none."""
+    of = cards[:, None] & (suit[:, None] == jnp.arange(num_suits))
+    return jnp.max(jnp.where(of, rank[:, None].astype(jnp.int32), -1), axis=0)
+
+
+def lead_valid(cards: Array, others: Array, suit: Array, rank: Array) -> Array:
+    """DBF-23: whether a lead of `cards` (bool[C], all of one effective suit) is valid: a lead
+    of one card always is; a multi-lead is iff no card of `others` (bool[C]: the other
+    players' hands, partner included; not the kitty, not played cards) beats (DBF-8: the same
+    effective suit, strictly stronger) any led card. An equal card does not invalidate."""
+    led = suit[jnp.argmax(cards)]
+    held = jnp.max(jnp.where(others & (suit == led), rank.astype(jnp.int32), -1))
+    lowest = jnp.min(jnp.where(cards, rank.astype(jnp.int32), jnp.iinfo(jnp.int32).max))
+    return (jnp.sum(cards, dtype=jnp.int32) < 2) | (held <= lowest)
 
 
 def trick_winner(

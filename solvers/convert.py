@@ -2,7 +2,8 @@
 or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
 `Env.trick_position`, `Env.trick_start`); this module names no game.
 
-- `rules_of(env)`: the game's trick-play `Rules`;
+- `rules_of(env, state=None)`: the game's trick-play `Rules` (a hand's, where they change from
+  hand to hand, as Da Bai Fen's trumps do: then `state` is needed);
 - `from_state(env, state)`: an unbatched state in trick play -> `(position, players)`;
   `players[seat]` is the kanjax player in Position seat `seat`.
 - `deal_state(text, ...)` / `from_deal(text, ...)`: a deal string -> the env's state at the
@@ -11,7 +12,9 @@ or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
 
 Where the state's legal mask allows fewer trick-play moves than the rules the solver plays
 (`Env.trick_rules`; e.g. a compulsory first lead), the mask's moves become `root_moves`; a
-move the mask allows beyond those rules (one the solver does not model) is left out.
+move the mask allows beyond those rules (one the solver does not model) is left out. Rules
+beyond the solvers' limits (`Rules.limits`: Da Bai Fen's multi-card plays) still give a
+position, with no root moves (its mask selects cards, not plays); the searches refuse it.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ __all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from
            "rules_of"]
 
 
-def rules_of(env) -> Rules:
-    """The solvers' `Rules` of an env's trick play (`Env.trick_rules`); ValueError for a game
-    without."""
+def rules_of(env, state=None) -> Rules:
+    """The solvers' `Rules` of an env's trick play (`Env.trick_rules`; of the hand `state` is
+    in, for a game whose rules change from hand to hand); ValueError for a game without, or
+    one that needs the state where none is given."""
     try:
-        return Rules(**env.trick_rules())
+        return Rules(**(env.trick_rules() if state is None else env.trick_rules(state)))
     except (AttributeError, NotImplementedError):
         raise ValueError(f"no double-dummy positions for {getattr(env, 'name', env)!r}"
                          ) from None
@@ -45,14 +49,17 @@ def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
     if np.ndim(state.current_player) != 0:
         raise ValueError(f"from_state takes one state, not a batch of shape "
                          f"{np.shape(state.current_player)}")
-    rules = rules_of(env)
+    rules = rules_of(env, state)
     t = env.trick_position(state)
     players = tuple(t["players"])
     pos = Position(rules, tuple(t["hands"]), t["trump"], t["leader"], tuple(t["side"]),
-                   tuple(t["trick"]), t["led"], t["tricks_done"], t["taken"], t["taken_other"])
+                   tuple(t["trick"]), t["led"], t["tricks_done"], t["taken"], t["taken_other"],
+                   play_cards=t.get("play_cards", 1), quad_led=t.get("quad_led", False))
     if players[pos.to_move] != int(state.current_player):
         raise ValueError(f"{env.name}: bad state: player {int(state.current_player)} to act, "
                          f"but player {players[pos.to_move]} is next in the trick")
+    if rules.limits:
+        return pos, players
     mask, allowed = set(t["moves"]), set(legal_moves(pos))
     if mask & allowed != allowed:
         pos = dataclasses.replace(pos, root_moves=tuple(sorted(mask & allowed)))

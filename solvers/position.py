@@ -41,20 +41,31 @@ MAX_SEATS, MAX_SUITS, MAX_SUIT_CARDS, MAX_PLAY_CARDS, MAX_TOTAL = 15, 4, 15, 1, 
 class Rules:
     """The static trick-play rules of a game.
 
-    `ids`: the card ids of the deck; `suit[c]` 0..3 (4: the joker), `rank[c]` 0..12 (higher
-    wins), `points[c]` the card's point value, over ids 0..num_ids-1. A trick is worth
-    `trick_value` plus the points of its cards. The joker (a deck with one: card JK, suit
-    JOKER_SUIT) beats every card; `joker`: when it may be played, one of JOKER_PLAYS for each
-    trick (empty: no joker); `joker_low_last`: in the last trick it is instead the lowest card
-    of the led suit (above the other suits' cards). `cards_a_play`: the most cards one play
-    holds (multi-card plays such as DBF-26's would need more). For display: `tokens` (a card
-    id's name), `suit_names` (a letter a suit, as the game names trumps) and `seat_names`
-    (empty: seats are shown as the game's players).
+    `ids`: the card ids of the deck; `suit[c]` 0..3 (4: the joker), `rank[c]` (higher wins;
+    equal ranks are equal cards, of which the earlier played wins), `points[c]` the card's
+    point value, over ids 0..num_ids-1. A game whose trumps are more than a suit (Da Bai
+    Fen's trump ranks and jokers, DBF-5) gives each card its *effective* suit (every trump of
+    the trump suit) and its strength within it; such rules are a hand's, not a game's
+    (`Env.trick_rules(state)`). A trick is worth `trick_value` plus the points of its cards;
+    the last trick `last_bonus` more (DBF-29's doubled kitty), or with `last_bonus_per_card`
+    `last_bonus` times the cards of a play in it (DBF-V4). The joker (a deck with one: card
+    JK, suit JOKER_SUIT) beats every card; `joker`: when it may be played, one of JOKER_PLAYS
+    for each trick (empty: no joker); `joker_low_last`: in the last trick it is instead the
+    lowest card of the led suit (above the other suits' cards). `cards_a_play`: the most
+    cards one play holds; a lead of several cards is of one suit, a follower plays as many
+    and must follow with as many of the led suit as he holds (DBF-21, DBF-25), the winner
+    is `kanjax.trick.winning_play`'s (DBF-26). `quads` (empty: none): per card the strength
+    of a four-of-a-kind of its kind (DBF-V8's Dun, 0: in none). For display: `tokens` (a
+    card id's name), `suit_names` (a letter a suit, as the game names trumps) and
+    `seat_names` (empty: seats are shown as the game's players).
 
-    Rules beyond the solvers' limits (MAX_SEATS seats, MAX_SUITS suits of at most
-    MAX_SUIT_CARDS cards of distinct ranks, at most one joker: card JK, the last id;
-    MAX_PLAY_CARDS card a play, points 0 or 1 a card, a deal worth at most MAX_TOTAL) are
-    refused with a ValueError that names the limit.
+    Malformed rules are refused where they are built (ValueError). Rules beyond the
+    solvers' limits (MAX_SUITS suits of at most MAX_SUIT_CARDS cards of distinct ranks,
+    MAX_PLAY_CARDS card a play, points 0 or 1 a card, no last-trick bonus, no quads, a deal
+    worth at most MAX_TOTAL; also MAX_SEATS seats and at most one joker, card JK, the last
+    id, which are refused where built) can be described, for a game's positions, but not
+    searched: `limits` names each limit they pass, and every search refuses them
+    (`check_limits`: a ValueError naming the limits).
     """
 
     game: str
@@ -68,6 +79,9 @@ class Rules:
     joker: tuple[str, ...] = ()
     joker_low_last: bool = False
     cards_a_play: int = 1
+    last_bonus: int = 0
+    last_bonus_per_card: bool = False
+    quads: tuple[int, ...] = ()
     tokens: tuple[str, ...] = ()
     suit_names: str = "SHDC"
     seat_names: tuple[str, ...] = ()
@@ -82,9 +96,9 @@ class Rules:
             refuse(f"deck ids {self.ids}: want distinct ids 0..{self.num_ids - 1}")
         if not 2 <= self.n <= MAX_SEATS:
             refuse(f"{self.n} seats: the solvers take 2..{MAX_SEATS} seats")
-        if self.cards_a_play > MAX_PLAY_CARDS:
-            refuse(f"{self.cards_a_play} cards a play: the solvers play {MAX_PLAY_CARDS} card "
-                   "a play")
+        if self.cards_a_play < 1 or self.quads and len(self.quads) != self.num_ids:
+            refuse(f"{self.cards_a_play} cards a play, quads for {len(self.quads)} card ids: "
+                   "want at least 1 card a play and none or one quad strength a card id")
         if self.joker and (len(self.joker) != self.n_tricks
                            or not set(self.joker) <= set(JOKER_PLAYS)):
             refuse(f"joker plays {self.joker}: want one of {JOKER_PLAYS} for each of the "
@@ -93,31 +107,59 @@ class Rules:
             if not 0 <= self.suit[c] <= JOKER_SUIT:
                 refuse(f"card {c} of suit {self.suit[c]}: the solvers take {MAX_SUITS} suits, "
                        f"0..{MAX_SUITS - 1}, and {JOKER_SUIT} for the joker")
-            if self.points[c] not in (0, 1):
-                refuse(f"card {c} worth {self.points[c]} points: the solvers take 0 or 1 a card")
+            if self.points[c] < 0:
+                refuse(f"card {c} worth {self.points[c]} points: want 0 or more")
         jokers = [c for c in self.ids if self.suit[c] == JOKER_SUIT]
         if not self.joker and jokers:
             refuse(f"jokers {jokers} without joker plays: want no card of suit {JOKER_SUIT}")
         if self.joker and (jokers != [JK] or self.num_ids != JK + 1):
             refuse(f"jokers {jokers} of card ids 0..{self.num_ids - 1}: the solvers take one "
                    f"joker, card {JK}, the last id")
-        for s in range(MAX_SUITS):
-            ranks = [self.rank[c] for c in self.ids if self.suit[c] == s]
-            if len(ranks) > MAX_SUIT_CARDS:
-                refuse(f"{len(ranks)} cards of suit {s}: the solvers take at most "
-                       f"{MAX_SUIT_CARDS} a suit")
-            if len(set(ranks)) != len(ranks):
-                refuse(f"suit {s} with ranks {sorted(ranks)}: want distinct ranks in a suit")
         if self.n * self.n_tricks > len(self.ids):
             refuse(f"{self.n} hands of {self.n_tricks} cards from a deck of {len(self.ids)}")
-        if not 0 <= self.total <= MAX_TOTAL:
-            refuse(f"a deal worth {self.total}: the solvers take a value of 0..{MAX_TOTAL}")
         if self.tokens and len(self.tokens) != self.num_ids:
             refuse(f"{len(self.tokens)} card tokens for {self.num_ids} card ids")
         if len(self.suit_names) != MAX_SUITS or (self.seat_names
                                                  and len(self.seat_names) != self.n):
             refuse(f"suit names {self.suit_names!r}, seat names {self.seat_names}: want "
                    f"{MAX_SUITS} suit letters and none or {self.n} seat names")
+
+    @property
+    def limits(self) -> tuple[str, ...]:
+        """The solvers' limits these rules pass, each named with the value (empty: the
+        searches take them)."""
+        out = []
+        if self.cards_a_play > MAX_PLAY_CARDS:
+            out.append(f"{self.cards_a_play} cards a play (multi-card plays, DBF-21..27): the "
+                       f"solvers play {MAX_PLAY_CARDS} card a play")
+        if self.quads:
+            out.append("four-of-a-kind plays (quads): the solvers play none")
+        worth = sorted({p for p in self.points if p not in (0, 1)})
+        if worth:
+            c = next(c for c in self.ids if self.points[c] not in (0, 1))
+            out.append(f"card {c} worth {self.points[c]} points (cards worth {worth}): the "
+                       "solvers take 0 or 1 a card")
+        if self.last_bonus:
+            out.append(f"a last-trick bonus of {self.last_bonus}: the solvers value every "
+                       "trick alike")
+        for s in range(MAX_SUITS):
+            ranks = [self.rank[c] for c in self.ids if self.suit[c] == s]
+            if len(ranks) > MAX_SUIT_CARDS:
+                out.append(f"{len(ranks)} cards of suit {s}: the solvers take at most "
+                           f"{MAX_SUIT_CARDS} a suit")
+            if len(set(ranks)) != len(ranks):
+                out.append(f"suit {s} with ranks {sorted(ranks)}: the solvers take distinct "
+                           "ranks in a suit")
+        if not 0 <= self.total <= MAX_TOTAL:
+            out.append(f"a deal worth {self.total}: the solvers take a value of 0..{MAX_TOTAL}")
+        return tuple(out)
+
+    def check_limits(self) -> None:
+        """ValueError naming every limit of the solvers these rules pass (see `limits`):
+        each search calls it before it searches."""
+        if self.limits:
+            raise ValueError(f"{self.game}: beyond the solvers' limits: "
+                             + "; ".join(self.limits))
 
     @property
     def num_ids(self) -> int:
@@ -147,8 +189,10 @@ class Rules:
 
     @property
     def total(self) -> int:
-        """The value of all tricks of a deal."""
-        return self.n_tricks * self.trick_value + sum(self.points[c] for c in self.ids)
+        """The value of all tricks of a deal (with a last-trick bonus a card, the most)."""
+        bonus = self.last_bonus * (self.cards_a_play if self.last_bonus_per_card else 1)
+        return (self.n_tricks * self.trick_value + sum(self.points[c] for c in self.ids)
+                + bonus)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,12 +200,14 @@ class Position:
     """A trick-play position.
 
     hands: each seat's cards. trick: the cards played to the current trick, in order, from
-    `leader`'s; `led`: its led suit (the suit named for a joker lead; -1 while empty).
-    tricks_done: tricks completed this deal (so the current trick is number tricks_done + 1).
-    side: the seats of the side to optimise; taken / taken_other: what the side / the other
-    side has already (as the rules value tricks and cards).
-    root_moves: if set, the legal moves at this position are further limited to these (a
-    rule the solver does not model, such as a compulsory first lead).
+    `leader`'s, each play's `play_cards` cards together (one card a play but where the rules
+    allow more: `cards_a_play`; then a play's cards in id order, `plays`); `led`: its led
+    suit (the suit named for a joker lead; -1 while empty); `quad_led`: its lead is a
+    four-of-a-kind (`Rules.quads`). tricks_done: tricks completed this deal (so the current
+    trick is number tricks_done + 1). side: the seats of the side to optimise; taken /
+    taken_other: what the side / the other side has already (as the rules value tricks and
+    cards). root_moves: if set, the legal moves at this position are further limited to
+    these (a rule the solver does not model, such as a compulsory first lead).
     """
 
     rules: Rules
@@ -175,6 +221,8 @@ class Position:
     taken: int = 0
     taken_other: int = 0
     root_moves: tuple[int, ...] | None = None
+    play_cards: int = 1
+    quad_led: bool = False
 
     def __post_init__(self) -> None:
         r = self.rules
@@ -184,25 +232,42 @@ class Position:
         cards = [c for h in self.hands for c in h] + list(self.trick)
         if len(set(cards)) != len(cards) or not set(cards) <= set(r.ids):
             raise ValueError(f"{r.game}: cards repeated or not in the deck: {sorted(cards)}")
-        left = r.n_tricks - self.tricks_done
-        for s, h in enumerate(self.hands):
-            want = left - (1 if (s - self.leader) % r.n < len(self.trick) else 0)
-            if len(h) != want:
-                raise ValueError(f"{r.game}: seat {s} holds {len(h)} cards, want {want} "
-                                 f"({left} tricks left, {len(self.trick)} cards in the trick)")
-        if not 0 <= self.leader < r.n or len(self.trick) >= r.n:
+        k = self.play_cards
+        if not 1 <= k <= r.cards_a_play or len(self.trick) % k or (k > 1 and not self.trick):
+            raise ValueError(f"{r.game}: trick {self.trick} of plays of {k} cards: want "
+                             f"1..{r.cards_a_play} cards a play, {k} to each play (1 while "
+                             "the trick is empty)")
+        if not 0 <= self.leader < r.n or len(self.trick) // k >= r.n:
             raise ValueError(f"{r.game}: leader {self.leader}, trick {self.trick}: want a seat "
-                             f"0..{r.n - 1} and at most {r.n - 1} cards in the current trick")
+                             f"0..{r.n - 1} and at most {r.n - 1} plays in the current trick")
+        left = r.n_tricks - self.tricks_done
+        played = [(s - self.leader) % r.n < len(self.trick) // k for s in range(r.n)]
+        at_start = [len(h) + k * p for h, p in zip(self.hands, played, strict=True)]
+        for s, h in enumerate(self.hands):
+            # one card a play: a card a trick left; more: each seat as many, a trick's worth
+            want = left if r.cards_a_play == 1 else min(max(at_start), left)
+            if at_start[s] != want:
+                raise ValueError(f"{r.game}: seat {s} holds {len(h)} cards, want "
+                                 f"{want - k * played[s]} ({left} tricks left, "
+                                 f"{len(self.trick)} cards in the trick)")
         if not NO_TRUMP <= self.trump < MAX_SUITS:
             raise ValueError(f"{r.game}: trump {self.trump}: want {NO_TRUMP} (none) or a suit "
                              f"0..{MAX_SUITS - 1}")
         lead_suit = r.suit[self.trick[0]] if self.trick else -1
         if (self.led < 0) != (not self.trick) or lead_suit not in (self.led, 4):
             raise ValueError(f"{r.game}: led suit {self.led} with trick {self.trick}")
+        if self.quad_led and not (r.quads and k == 4):
+            raise ValueError(f"{r.game}: a four-of-a-kind lead in trick {self.trick}")
+
+    @property
+    def plays(self) -> tuple[tuple[int, ...], ...]:
+        """The current trick's plays, in order from `leader`'s."""
+        k = self.play_cards
+        return tuple(self.trick[i:i + k] for i in range(0, len(self.trick), k))
 
     @property
     def to_move(self) -> int:
-        return (self.leader + len(self.trick)) % self.rules.n
+        return (self.leader + len(self.trick) // self.play_cards) % self.rules.n
 
     @property
     def cards_left(self) -> int:

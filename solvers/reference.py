@@ -33,6 +33,7 @@ class _Tables:
 
 @functools.cache
 def _tables(rules: Rules) -> _Tables:
+    rules.check_limits()  # every search reads these tables first
     suit_mask = [0] * 4
     for c in rules.ids:
         if rules.suit[c] < 4:

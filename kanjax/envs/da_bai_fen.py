@@ -27,6 +27,7 @@ State (`DbfState`, a `MatchState`):
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -34,6 +35,7 @@ import numpy as np
 
 from kanjax import cards as cards_mod
 from kanjax import jaxutil
+from kanjax import shengji as sj
 from kanjax import trick as tk
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dbf_spec as ds
@@ -44,12 +46,8 @@ from kanjax.envs.match import MatchEnv, MatchState
 from kanjax.jaxutil import tree_where
 
 N = ds.NUM_CARDS
-IDS = np.arange(N)
-PSUIT = np.where(IDS < ds.BJ, IDS // 13, 5)  # printed suit; jokers 5
-PRANK = np.where(IDS < ds.BJ, IDS % 13, -1)  # printed rank index; jokers -1
-JOKER = IDS >= ds.BJ
+IDS, PSUIT, PRANK, JOKER, TRUMP = sj.IDS, sj.PSUIT, sj.PRANK, sj.JOKER, sj.TRUMP
 POINTS = np.array(ds.CARD_POINTS, np.int32)
-TRUMP = 4  # the effective suit of trumps
 NUM_TRICKS = ds.HAND_SIZE
 MAX_SKIP = 2
 
@@ -72,30 +70,7 @@ class DbfState(MatchState):
     _skip: Array
 
 
-def tables(R: Array, T: Array, yuan_zhu: bool):
-    """Per card: trump (bool), effective suit (0..3, TRUMP) and strength within it (DBF-5..8,
-    V6) for trump level `R` and suit `T`; equal strengths for equal cards."""
-    r = R - 2
-    yz = yuan_zhu & (r != 0)
-    prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
-    is_r = (prank == r) & ~jnp.asarray(JOKER)
-    is_2 = yz & (prank == 0) & ~jnp.asarray(JOKER)
-    of_t = psuit == T
-    trump = jnp.asarray(JOKER) | is_r | is_2 | of_t
-    eff = jnp.where(trump, TRUMP, psuit)
-    strength = jnp.where(
-        IDS == ds.RJ, 18, jnp.where(
-            IDS == ds.BJ, 17, jnp.where(
-                is_r, jnp.where(of_t, 16, 15), jnp.where(
-                    is_2, jnp.where(of_t, 14, 13), prank))))
-    return trump, eff, strength.astype(jnp.int32)
-
-
-def quad_value(rank: Array, R: Array, yuan_zhu: bool) -> Array:
-    """V8: the strength of a four-of-a-kind of printed rank index `rank`."""
-    r = R - 2
-    yz = yuan_zhu & (r != 0)
-    return jnp.where(rank == r, 20, jnp.where(yz & (rank == 0), 19, rank + 1))
+tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
 
 
 class DbfEnv(MatchEnv):
@@ -278,22 +253,18 @@ class DbfEnv(MatchEnv):
         count = jnp.sum(cards, dtype=jnp.int32)
         leading = g["nplays"] == 0
         first_card = jnp.argmax(cards)
-        prank = jnp.asarray(PRANK)
-        is_dun = (cfg.jilin_dun & (count == 4) & ~jnp.any(cards & jnp.asarray(JOKER))
-                  & jnp.all(~cards | (prank == prank[first_card])))
+        qs = sj.quad_strength(cards, g["R"], cfg.yuan_zhu) if cfg.jilin_dun else jnp.int32(0)
+        is_dun = qs > 0
         dun = jnp.where(leading, is_dun, g["dun"] > 0)
         led = jnp.where(leading, eff[first_card], g["led"])
-        # the play's strength
+        # the play's strength (DBF-26; in a Dun trick its quad's, V8)
         zeros = jnp.zeros(N, bool)
         ps = tk.play_strength(cards, eff, strength, led, jnp.int32(TRUMP), zeros)
-        qs = jnp.where(is_dun, quad_value(prank[first_card], g["R"], cfg.yuan_zhu), 0)
         s = jnp.where(dun, qs, ps)
         better = leading | (s > g["best_s"])
         # DBF-23/24: the validity of a multi-lead
         others = (loc >= 0) & (loc < 4) & (loc != cur)
-        omax = jnp.max(jnp.where(others & (eff == led), strength, -1))
-        lmin = jnp.min(jnp.where(cards, strength, 99))
-        invalid = (leading & (count >= 2) & ~is_dun & (omax > lmin)
+        invalid = (leading & ~is_dun & ~tk.lead_valid(cards, others, eff, strength)
                    & (cfg.invalid_multilead == "penalty"))
         loc = jnp.where(do & cards, ds.LOC_TRICK, loc)
         by = jnp.where(do & cards, 4 * g["tno"] + cur, by)
@@ -660,8 +631,7 @@ class DbfEnv(MatchEnv):
         sel_eff = jnp.max(jnp.where(picked, eff, -1))
         same_eff = jnp.all(~picked | (eff == sel_eff))
         others = (loc >= 0) & (loc < 4) & (loc != cur)
-        omax = jnp.max(jnp.where(others[:, None] & (eff[:, None] == jnp.arange(5)),
-                                 strength[:, None], -1), axis=0)  # by effective suit
+        omax = tk.highest_by_suit(others, eff, strength, TRUMP + 1)  # by effective suit (DBF-23)
         smin = jnp.min(jnp.where(picked, strength, 99))
         multi = hand & ~picked & ((count == 0) | (same_eff & (eff == sel_eff)))
         if cfg.invalid_multilead == "mask":
@@ -905,6 +875,95 @@ class DbfEnv(MatchEnv):
         return {"outcome": ds.OUTCOME_NAMES[int(facts["outcome"])], "P": int(facts["P"]),
                 "declaring": int(facts["declaring"]), "trump_level": int(facts["trump_level"]),
                 "trump_suit": ds.SUITS[t] if t >= 0 else "-"}
+
+
+    # ---- trick play for the double-dummy solvers (`solvers.convert`) ------------------------
+    def _trick_slots(self, state: DbfState) -> dict[str, np.ndarray]:
+        """The header slots of an unbatched state in trick play; ValueError outside it."""
+        g = {k: np.asarray(v) for k, v in LAYOUT.unpack(state).items()}
+        phase = int(g["phase"])
+        if phase != ds.PHASE_PLAY or bool(np.asarray(state.terminated | state.truncated)):
+            what = "the match is over" if phase == ds.PHASE_PLAY else (
+                f"phase {ds.PHASE_NAMES[phase]}")
+            raise ValueError(f"{self.name}: the state is not in trick play ({what}); a "
+                             "double-dummy position needs phase play")
+        return g
+
+    def trick_rules(self, state: DbfState | None = None) -> dict[str, Any]:
+        """The rules of the hand `state` is in (its trump level R and suit T, its kitty), as
+        `solvers.position.Rules`: each card's effective suit (every trump of suit T: RJ, BJ,
+        the R cards, the cards of T and with yuan zhu the 2s, DBF-5) and strength within it
+        (`kanjax.shengji.tables`, DBF-6..8: equal cards equal), its points (DBF-2: K and T 10,
+        5 5), no value for a trick as such, the last trick worth the kitty's points twice more
+        (DBF-29; with `kitty_mult_last_trick` once a card of a play in it, V4), plays of up to
+        12 cards (DBF-21..27) and with `jilin_dun` each card's Dun quad strength (V8). Beyond
+        the solvers' limits (`Rules.limits`): the searches refuse these rules.
+
+        Not described, so refused (ValueError): `dun_points_protected` (V9). Also not in the
+        rules: DBF-23/24's multi-lead validity (`kanjax.trick.lead_valid`) and the scoring
+        table (DBF-31..37, V12, V13), which read the position's value."""
+        if state is None:
+            raise ValueError(f"{self.name}: the trick rules are a hand's (its trump level and "
+                             "suit, its kitty): pass a state in trick play")
+        cfg = self.config
+        if cfg.dun_points_protected:
+            raise ValueError(f"{self.name}: dun_points_protected (DBF-V9) is not described by "
+                             "the solvers' rules")
+        g = self._trick_slots(state)
+        R, T = int(g["R"]), int(g["T"])
+        trump, eff, strength = (np.asarray(x) for x in sj.tables(
+            jnp.int32(R), jnp.int32(T), cfg.yuan_zhu))
+        kitty = np.asarray(state._loc) == ds.LOC_KITTY
+        kpts = int(POINTS[kitty].sum())
+        quads = (tuple(int(x) for x in np.asarray(sj.quad_values(jnp.int32(R), cfg.yuan_zhu)))
+                 if cfg.jilin_dun else ())
+        return dict(
+            game=self.name, n=4, n_tricks=NUM_TRICKS, ids=tuple(range(N)),
+            suit=tuple(int(x) for x in np.where(trump, T, eff)),
+            rank=tuple(int(x) for x in strength), points=ds.CARD_POINTS, trick_value=0,
+            last_bonus=kpts * (1 if cfg.kitty_mult_last_trick else 2),
+            last_bonus_per_card=cfg.kitty_mult_last_trick, cards_a_play=ds.HAND_SIZE,
+            quads=quads, tokens=ds.DECK.tokens, suit_names=ds.SUITS)
+
+    def trick_position(self, state: DbfState) -> dict[str, Any]:
+        """Seats: the players 0..3; the side: the opponents of the declaring team, so that
+        the value is their card points P (DBF-30, DESIGN's Da Bai Fen value): taken /
+        taken_other their and the declarers' trick points so far (the kitty's bonus is the
+        last trick's, `trick_rules`). The current trick's plays, each in id order, from its
+        leader's; its led suit the effective one (trumps: T); `quad_led` for a Dun (V8).
+        `moves`: the cards the mover may pick first (a play is several picks). ValueError
+        outside trick play, or while the mover has picked part of his play (a position
+        starts at a play)."""
+        g = self._trick_slots(state)
+        loc = np.asarray(state._loc).astype(np.int32)
+        by = np.asarray(state._by).astype(np.int32)
+        picked = np.flatnonzero(np.asarray(state._picked))
+        cur = int(g["cur"])
+        if len(picked):
+            raise ValueError(f"{self.name}: player {cur} has picked "
+                             f"{ds.DECK.format_hand(picked)} of his play; a double-dummy "
+                             "position starts at a play")
+        tno, leader, nplays = int(g["tno"]), int(g["tleader"]), int(g["nplays"])
+        trick: list[int] = []
+        for i in range(nplays):
+            seat = (leader + i) % 4
+            play = np.flatnonzero((loc == ds.LOC_TRICK) & (by == 4 * tno + seat))
+            if len(play) != int(g["n"]):
+                raise ValueError(f"{self.name}: bad state: {len(play)} cards of player "
+                                 f"{seat} in a trick of plays of {int(g['n'])}")
+            trick += [int(c) for c in play]
+        led = int(g["led"])
+        opp = 1 - int(g["declaring"])
+        pts = g["pts"]
+        return dict(
+            players=(0, 1, 2, 3),
+            hands=tuple(tuple(int(c) for c in np.flatnonzero(loc == p)) for p in range(4)),
+            trump=int(g["T"]), leader=leader, side=tuple(p % 2 == opp for p in range(4)),
+            trick=tuple(trick), led=-1 if not nplays else int(g["T"]) if led == TRUMP else led,
+            tricks_done=tno, taken=int(pts[opp]), taken_other=int(pts[1 - opp]),
+            moves=tuple(int(a) for a in np.flatnonzero(
+                np.asarray(state.legal_action_mask)[:N])),
+            play_cards=int(g["n"]) if nplays else 1, quad_led=bool(nplays and g["dun"] > 0))
 
 
 DEAL_FIELDS = ("kind", "starter", "declaring", "levels", "hands")

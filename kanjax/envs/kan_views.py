@@ -178,7 +178,7 @@ class KanViews:
         return lines
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------
-    def trick_rules(self) -> dict[str, Any]:
+    def trick_rules(self, state: Any = None) -> dict[str, Any]:
         """KAN-3 point cards (every A K Q J is 1, a trick nothing more), the active players,
         and when the joker may be played: Gonin and Gambari never in tricks 1 and 10, only it
         in trick 9 once held (KAN-25); Yonin in any trick (KAN-54) but trick 1, where no

@@ -359,7 +359,7 @@ class WhistEnv(Env):
         return "\n".join(lines)
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------
-    def trick_rules(self) -> dict[str, Any]:
+    def trick_rules(self, state: Any = None) -> dict[str, Any]:
         """Plain trick-taking: 4 players, 13 tricks of 1 point, no point cards, no joker;
         the seats N E S W."""
         return dict(game=self.name, n=4, n_tricks=NUM_TRICKS, ids=tuple(range(NUM_CARDS)),

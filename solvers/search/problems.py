@@ -57,6 +57,7 @@ def encode(positions: list[Position], goals: list[tuple[int, int] | None] | None
     must be value problems with no root limit, the same trump, and sides that agree (the
     same seats, or all the others)."""
     rules = positions[0].rules
+    rules.check_limits()
     q, n = len(positions), rules.n
     hands = np.zeros((q, n, 4), np.uint16)
     points = np.zeros((q, 4), np.uint16)

@@ -42,6 +42,7 @@ class Searcher:
 
     def __init__(self, rules: Rules, lanes: int = 256, tt_bits: int = 12, ways: int = 4,
                  refill_every: int = 64, tail_patience: int = TAIL_PATIENCE) -> None:
+        rules.check_limits()
         self.cfg = Config(rules, lanes, 1 << tt_bits, ways, refill_every)
         self.rules, self.lanes, self.tt_size, self.ways, self.refill_every = (
             rules, lanes, 1 << tt_bits, ways, refill_every)

@@ -1,5 +1,6 @@
-"""The solvers' limits, checked where their rules are built (`solvers.position.Rules`): each
-refused with a ValueError naming the limit and the value."""
+"""The solvers' rules (`solvers.position.Rules`): malformed rules refused where they are built,
+and the solvers' limits named by `Rules.limits` and refused by every search
+(`Rules.check_limits`), each with a ValueError naming the limit and the value."""
 
 from __future__ import annotations
 
@@ -57,9 +58,9 @@ def test_cards_a_suit():
     suit, rank = tuple(c // 16 for c in ids), tuple(c % 16 for c in ids)
     with pytest.raises(ValueError, match=f"16 cards of suit 0: the solvers take at most "
                                          f"{MAX_SUIT_CARDS} a suit"):
-        whist_like(ids=ids, suit=suit, rank=rank, points=(0,) * 64)
+        whist_like(ids=ids, suit=suit, rank=rank, points=(0,) * 64, tokens=()).check_limits()
     with pytest.raises(ValueError, match=r"suit 0 with ranks \[0, 0, 2, 3"):
-        whist_like(rank=(0, 0) + WHIST.rank[2:])
+        whist_like(rank=(0, 0) + WHIST.rank[2:]).check_limits()
 
 
 def test_jokers():
@@ -82,17 +83,28 @@ def test_jokers():
 
 
 def test_cards_a_play():
-    """One card a play: Da Bai Fen's multi-card plays (DBF-26) are beyond the solvers."""
-    with pytest.raises(ValueError, match="4 cards a play: the solvers play 1 card a play"):
-        whist_like(cards_a_play=4)
+    """One card a play: Da Bai Fen's multi-card plays (DBF-26) are beyond the solvers: such
+    rules are described (a game's positions) but every search refuses them."""
+    rules = whist_like(cards_a_play=4)
+    assert rules.limits == ("4 cards a play (multi-card plays, DBF-21..27): the solvers play "
+                            "1 card a play",)
+    with pytest.raises(ValueError, match=r"whist: beyond the solvers' limits: 4 cards a play"):
+        rules.check_limits()
+    assert not WHIST.limits and not GONIN.limits
+    with pytest.raises(ValueError, match="0 cards a play"):
+        whist_like(cards_a_play=0)
 
 
 def test_points_and_values():
-    with pytest.raises(ValueError, match="card 12 worth 10 points: the solvers take 0 or 1"):
-        whist_like(points=tuple(10 if c == 12 else 0 for c in range(52)))
+    with pytest.raises(ValueError, match="card 12 worth 10 points .*: the solvers take 0 or 1"):
+        whist_like(points=tuple(10 if c == 12 else 0 for c in range(52))).check_limits()
     with pytest.raises(ValueError, match="a deal worth 130: the solvers take a value of "
                                          "0..127"):
-        whist_like(trick_value=10)
+        whist_like(trick_value=10).check_limits()
+    with pytest.raises(ValueError, match="a last-trick bonus of 2: the solvers value every"):
+        whist_like(last_bonus=2).check_limits()
+    with pytest.raises(ValueError, match="card 3 worth -1 points: want 0 or more"):
+        whist_like(points=tuple(-1 if c == 3 else 0 for c in range(52)))
 
 
 def test_a_position_names_its_trump():
