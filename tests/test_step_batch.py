@@ -11,7 +11,6 @@ from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.rollout import choose, game_key
 from tests.games.da_bai_fen.cases import DEFAULT
-from tests.harness.quick import quick_compile
 
 SAME = 12  # lanes 0..SAME-1 play the same game: they end their deals in the same steps
 BATCH = 24  # step_batch deals max(8, 24 // 16) = 8 lanes at a time: SAME lanes need 2 trips
@@ -37,8 +36,7 @@ def trajectories(env: Env, steps: int, batch: int = BATCH):
         dealt = jnp.sum(env.deal_done(ref) & moved & ~ref.terminated)
         return ref, (diff, dealt)
 
-    run = quick_compile(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None,
-                                             length=steps))
+    run = jax.jit(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None, length=steps))
     final, (diff, dealt) = run()
     return final, np.asarray(diff), np.asarray(dealt)
 

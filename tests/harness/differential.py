@@ -27,7 +27,6 @@ import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.rollout import game_key, step_keys
-from tests.harness.quick import quick_compile
 
 AVOID_RARE_P = 0.875  # how often the policy avoids a rare action where it can
 
@@ -91,23 +90,19 @@ class EngineRunner:
             nxt = env.step_batch(states, actions, skeys)
             return nxt, actions, jax.vmap(env.summary)(nxt)
 
-        self._init, self._step = jax.vmap(init), step
-        self._compiled: dict[int, tuple] = {}  # batch size -> (init, step)
+        self.init = jax.jit(jax.vmap(init))
+        self.step = jax.jit(step)
 
     def play(self, seed: int, batch: int) -> Trajectories:
         key = jax.random.PRNGKey(seed)
         gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
         akeys = jax.vmap(lambda g: game_key(key, g + 10**6))(jnp.arange(batch))
-        if batch not in self._compiled:
-            init = quick_compile(self._init, gkeys)
-            self._compiled[batch] = init, quick_compile(self._step, init(gkeys)[0], gkeys, akeys)
-        init, step = self._compiled[batch]
-        state, summ = init(gkeys)
+        state, summ = self.init(gkeys)
         summaries, actions = [jax.tree.map(np.asarray, summ)], []
         for _ in range(self.env.max_steps):
             if bool(jnp.all(state.terminated | state.truncated)):
                 break
-            state, action, summ = step(state, gkeys, akeys)
+            state, action, summ = self.step(state, gkeys, akeys)
             actions.append(np.asarray(action))
             summaries.append(jax.tree.map(np.asarray, summ))
         return Trajectories(summaries, actions)

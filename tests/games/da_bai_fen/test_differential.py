@@ -5,9 +5,9 @@ selection, the trick, trick winners, points, outcomes, P, levels and match score
 
 The default run plays 2,000 games over four configs: the default rules, the jilin preset with
 a mix of the scoring flags, and the masked leads with the Jilin rules alone, each a game of up
-to 12 hands (levels climb to the game's end), and the bulk of the games as two-hand games of
-the default rules (most rules fire within a hand; 1,400 short games cost what 250 long ones
-do). `pytest -m slow` adds two more configs and plays 100,000.
+to 12 hands (levels climb to the game's end; 350 games), and the bulk of the games as
+two-hand games of the default rules (most rules fire within a hand; 1,650 short games cost
+what 300 long ones do). `pytest -m slow` adds two more configs and plays 100,000.
 Each config asserts that the rare branches fired: multi-leads of 2, 3 and 4 cards, invalid
 multi-leads (penalty), claims, open deals, and where `jilin_dun` is on, Duns.
 """
@@ -21,10 +21,10 @@ from tests.harness import differential as hd
 
 SHORT = {"max_hands": 2}
 CONFIGS = [
-    ("da_bai_fen", DEFAULT, 200),
-    ("da_bai_fen", JILIN, 250),
-    ("da_bai_fen", MASKED, 150),
-    ("da_bai_fen", SHORT, 1400),
+    ("da_bai_fen", DEFAULT, 100),
+    ("da_bai_fen", JILIN, 150),
+    ("da_bai_fen", MASKED, 100),
+    ("da_bai_fen", SHORT, 1650),
 ]
 SLOW_CONFIGS = CONFIGS + [("da_bai_fen", MIXED, 50),
                           ("da_bai_fen", {"jilin": True, "max_hands": 12,
