@@ -5,12 +5,26 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+import jax.numpy as jnp
+
 from kanjax.api import Array, Env
 from kanjax.bots.random import uniform_random
 
-__all__ = ["has_heuristic", "make_heuristic", "uniform_random"]
+__all__ = ["best_scored", "has_heuristic", "make_heuristic", "uniform_random"]
 
 Policy = Callable[[Array, Array, Array], Array]
+
+
+def best_scored(scores: Callable[[Array], Array]) -> Policy:
+    """The deterministic policy playing the legal action of highest `scores(observation)`
+    (float[num_actions]); ties go to the lowest action id."""
+
+    def policy(key: Array, observation: Array, legal_mask: Array) -> Array:
+        del key
+        return jnp.argmax(jnp.where(legal_mask, scores(observation), -jnp.inf)).astype(
+            jnp.int32)
+
+    return policy
 
 
 def has_heuristic(env: Env) -> bool:

@@ -33,18 +33,16 @@ nor a kitty card I know: only they can be in another player's hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kanjax import trick as tk
+from kanjax.bots import Policy, best_scored
 from kanjax.envs import dbf_spec as ds
 from kanjax.envs.da_bai_fen import OBS_HEAD, PRANK, PSUIT, TRUMP, DbfEnv, tables
 
 Array = jax.Array
-Policy = Callable[[Array, Array, Array], Array]
 
 N = ds.NUM_CARDS
 H = {k: i for i, k in enumerate(OBS_HEAD)}
@@ -205,10 +203,4 @@ def action_scores(env: DbfEnv, observation: Array) -> Array:
 
 def make_dbf_heuristic(env: DbfEnv) -> Policy:
     """The heuristic policy `(key, observation, legal_mask) -> action` for Da Bai Fen."""
-
-    def policy(key: Array, observation: Array, legal_mask: Array) -> Array:
-        del key  # deterministic: ties go to the lowest action id
-        scores = action_scores(env, observation)
-        return jnp.argmax(jnp.where(legal_mask, scores, -jnp.inf)).astype(jnp.int32)
-
-    return policy
+    return best_scored(lambda observation: action_scores(env, observation))

@@ -17,17 +17,15 @@ my hand nor played; "sure" means no unseen card can beat it (voids are not infer
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from kanjax import trick as trick_kernel
+from kanjax.bots import Policy, best_scored
 from kanjax.envs.whist import NUM_CARDS, RANK, SUIT, WhistEnv
 
 Array = jax.Array
-Policy = Callable[[Array, Array, Array], Array]
 
 IN_SUIT = SUIT[:, None] == np.arange(4)  # bool[52, 4]
 # HIGHER[c, d]: d is a higher card of c's suit
@@ -72,10 +70,4 @@ def card_scores(env: WhistEnv, observation: Array) -> Array:
 
 def make_whist_heuristic(env: WhistEnv) -> Policy:
     """The heuristic policy `(key, observation, legal_mask) -> action` for whist."""
-
-    def policy(key: Array, observation: Array, legal_mask: Array) -> Array:
-        del key  # deterministic: ties go to the lowest card id
-        scores = card_scores(env, observation)
-        return jnp.argmax(jnp.where(legal_mask, scores, -jnp.inf)).astype(jnp.int32)
-
-    return policy
+    return best_scored(lambda observation: card_scores(env, observation))
