@@ -1,6 +1,7 @@
 """Differential testing: a JAX engine against its plain-Python reference, step by step.
 
-The engine plays a batch of random matches (one jitted, vmapped step per call) with a biased
+The engine plays a batch of random matches (one jitted `env.step_batch` per call, which is
+`vmap(env.step)` bit for bit: tests/test_step_batch.py) with a biased
 random policy: where anything else is legal, it avoids the game's rare actions most of the
 time, so that matches run long (Kan: the JK reaches the late tricks), and the test asserts
 that each rare action was still played. Every step's `env.summary` is recorded. Each match is
