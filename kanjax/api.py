@@ -18,7 +18,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import jax
@@ -74,6 +74,15 @@ def check_flag_types(config: Any) -> None:
         if want in FLAG_TYPES and (not isinstance(value, kinds) or (
                 want is not bool and isinstance(value, bool))):
             raise ValueError(f"{field.name}={value!r}: must be {FLAG_TYPES[want]}")
+
+
+def check_flag_keys(game: str, flags: dict[str, Any], valid: Iterable[str]) -> None:
+    """ValueError naming the first of `flags` that is not one of the game's `valid` keys."""
+    valid = list(valid)
+    for flag in flags:
+        if flag not in valid:
+            raise ValueError(
+                f"unknown config key {flag!r} for {game}; valid keys: {', '.join(valid)}")
 
 
 def common_summary(state: State) -> dict[str, Array]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from kanjax.api import FLAG_TYPES, check_flag_keys, check_flag_types
 from kanjax.cards import RANK_CHARS, Deck, suited_tokens
 
 # ---- cards (DBF-1, DBF-2, §7) ------------------------------------------------------------
@@ -194,8 +195,7 @@ class DbfConfig:
     illegal_action_penalty: float = -1.0  # the mover's reward on an illegal action (api)
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            _check_type(f.name, getattr(self, f.name), f.type)
+        check_flag_types(self)
         for flag in ("start_level", "target_level"):
             value = getattr(self, flag)
             if not MIN_LEVEL <= value <= MAX_LEVEL:
@@ -216,21 +216,10 @@ class DbfConfig:
     def from_flags(cls, **flags) -> DbfConfig:
         """The config of `kanjax.make("da_bai_fen", **flags)`: unknown keys rejected, the
         `jilin` preset (DBF-V7) applied first, flags given explicitly overriding it."""
-        valid = [f.name for f in dataclasses.fields(cls)]
-        for flag in flags:
-            if flag not in valid:
-                raise ValueError(f"unknown config key {flag!r} for da_bai_fen; valid keys: "
-                                 f"{', '.join(valid)}")
+        check_flag_keys("da_bai_fen", flags, (f.name for f in dataclasses.fields(cls)))
         jilin = flags.get("jilin", False)
-        _check_type("jilin", jilin, "bool")
+        if not isinstance(jilin, bool):
+            raise ValueError(f"jilin={jilin!r}: must be {FLAG_TYPES[bool]}")
         preset = JILIN_PRESET if jilin else {}
         return cls(**{**preset, **flags})
 
-
-_TYPES = {"int": (int,), "bool": (bool,), "str": (str,), "float": (int, float)}
-
-
-def _check_type(flag: str, value, type_name: str) -> None:
-    want = _TYPES[type_name]
-    if isinstance(value, bool) and bool not in want or not isinstance(value, want):
-        raise ValueError(f"{flag}={value!r}: must be of type {type_name}")

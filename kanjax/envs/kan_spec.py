@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from kanjax.api import check_flag_types
+from kanjax.api import check_flag_keys, check_flag_types
 from kanjax.cards import RANK_CHARS, CardError, Deck, suited_tokens
 
 # ---- cards (KAN-1..KAN-4, §15) -----------------------------------------------------------
@@ -226,11 +226,6 @@ class KanConfig:
     def for_game(cls, game: str, **flags) -> KanConfig:
         """Config for `gonin_kan` / `yonin_kan` / `gambari_kan`; rejects flags of other games."""
         variant = GAME_VARIANT[game]
-        allowed = VARIANT_FLAGS[variant]
-        for flag in flags:
-            if flag not in allowed:
-                raise ValueError(
-                    f"unknown config key {flag!r} for {game}; valid keys: {', '.join(allowed)}"
-                )
+        check_flag_keys(game, flags, VARIANT_FLAGS[variant])
         players = {"gonin": 5, "yonin": 4, "gambari": 3}[variant]
         return cls(variant=variant, **{"players": players, **flags})

@@ -58,6 +58,7 @@ from kanjax.api import (
     ObservationSpec,
     ObsField,
     State,
+    check_flag_keys,
     check_flag_types,
     common_summary,
     register_state,
@@ -121,11 +122,7 @@ class WhistConfig:
 
     @classmethod
     def for_game(cls, game: str, **flags) -> WhistConfig:
-        allowed = [f.name for f in dataclasses.fields(cls)]
-        for flag in flags:
-            if flag not in allowed:
-                raise ValueError(
-                    f"unknown config key {flag!r} for {game}; valid keys: {', '.join(allowed)}")
+        check_flag_keys(game, flags, (f.name for f in dataclasses.fields(cls)))
         return cls(**flags)
 
 
