@@ -7,4 +7,5 @@ GAMES = {
     "gambari_kan": "kanjax.envs.kan:make_kan",
     "whist": "kanjax.envs.whist:make_whist",
     "da_bai_fen": "kanjax.envs.da_bai_fen:make_dbf",
+    "conquian": "kanjax.envs.conquian:make_conquian",
 }
