@@ -250,6 +250,9 @@ class Env(abc.ABC):
     card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
     reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
     card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)
+    bench_baseline: ClassVar[tuple[str, str]] = ("oh_hell(players=5,num_tricks_fixed=10)",
+                                                 "deals")  # the OpenSpiel game `kanjax bench`
+    # compares with, and per what: "deals" (games) or "decisions" per CPU-second
 
     @property
     def worst_score(self) -> float:

@@ -21,7 +21,8 @@ def openspiel_random_play(
     player move is a uniformly random legal action. Python only starts each game. Games are played
     until `min_seconds` of this process's CPU time (`time.process_time`, one thread) have
     passed, after a short warm-up. `actions` counts every move, chance moves included
-    (OpenSpiel's `move_number`: 108 per oh_hell 5x10 game, 53 of them chance moves).
+    (OpenSpiel's `move_number`: 108 per oh_hell 5x10 game, 53 of them chance moves);
+    `decisions` counts the players' moves only.
 
     Returns None if `pyspiel` is not importable.
     """
@@ -36,21 +37,23 @@ def openspiel_random_play(
         for p in range(the_game.num_players())
     ]
 
-    def play(first: int, n: int) -> int:
-        moves = 0
+    def play(first: int, n: int) -> tuple[int, int]:
+        moves = decisions = 0
         for i in range(first, first + n):
             state = the_game.new_initial_state()
             pyspiel.evaluate_bots(state, bots, (seed * 1_000_003 + i) % 2**31)  # C++ int seed
             moves += state.move_number()
-        return moves
+            decisions += sum(h.player >= 0 for h in state.full_history())
+        return moves, decisions
 
     play(2**30, 50)  # warm-up, on seeds the timed games do not use
 
-    games = actions = 0
+    games = actions = decisions = 0
     batch = 100
     cpu0, wall0 = time.process_time(), time.perf_counter()
     while True:
-        actions += play(games, batch)
+        moves, made = play(games, batch)
+        actions, decisions = actions + moves, decisions + made
         games += batch
         cpu = time.process_time() - cpu0
         if cpu >= min_seconds:
@@ -66,4 +69,6 @@ def openspiel_random_play(
         "wall_seconds": wall,
         "games_per_cpu_second": games / cpu,
         "actions_per_cpu_second": actions / cpu,
+        "decisions": decisions,
+        "decisions_per_cpu_second": decisions / cpu,
     }

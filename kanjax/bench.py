@@ -105,6 +105,7 @@ def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0
         "wall_seconds": round(clock.wall, 3),
         "cpu_seconds": round(clock.cpu, 3),
         "steps_per_second": round(total_steps / clock.wall),
+        "steps_per_cpu_second": round(total_steps / clock.cpu),
         "deals_per_second": round(deals / clock.wall, 1),
         "deals_per_cpu_second": round(deals / clock.cpu, 1),
         "card_plays_per_cpu_second": round(plays / clock.cpu),
@@ -118,22 +119,29 @@ def bench(
     baseline: bool = True,
     **flags,
 ) -> dict:
-    """Rows for each batch size, the OpenSpiel baseline (when installed) and the ratio."""
+    """Rows for each batch size, the game's OpenSpiel baseline (`Env.bench_baseline`, when
+    installed) and the ratio of the best row to it, in deals or decisions per CPU-second."""
     env = kanjax.make(game, **flags)
     rows = [bench_batch(env, b, min_seconds=min_seconds) for b in batches]
-    best = max(rows, key=lambda r: r["deals_per_cpu_second"])
+    other, unit = env.bench_baseline
+    ours, theirs = _UNITS[unit]
+    best = max(rows, key=lambda r: r[ours])
     result = {"game": game, "flags": flags, "device": jax.devices()[0].platform,
               "cpus": process_cpus(), "rows": rows}
     if baseline:
         from kanjax.baselines import openspiel_random_play
 
-        base = openspiel_random_play(min_seconds=min_seconds)
+        base = openspiel_random_play(other, min_seconds=min_seconds)
         result["baseline"] = base
         if base:
-            result["ratio_vs_baseline"] = round(
-                best["deals_per_cpu_second"] / base["games_per_cpu_second"], 3
-            )
+            result["baseline_unit"] = unit
+            result["ratio_vs_baseline"] = round(best[ours] / base[theirs], 3)
     return result
+
+
+# a baseline unit -> (the kanjax row's figure, the OpenSpiel figure)
+_UNITS = {"deals": ("deals_per_cpu_second", "games_per_cpu_second"),
+          "decisions": ("steps_per_cpu_second", "decisions_per_cpu_second")}
 
 
 def bench_games(
@@ -167,21 +175,23 @@ def format_bench_games(result: dict) -> str:
 
 
 def format_bench(result: dict) -> str:
-    head = (f"{'batch':>6} {'compile s':>9} {'steps/s':>10} {'deals/s':>9} "
-            f"{'deals/CPU-s':>11} {'plays/CPU-s':>11}")
+    head = (f"{'batch':>6} {'compile s':>9} {'steps/s':>10} {'steps/CPU-s':>11} "
+            f"{'deals/s':>9} {'deals/CPU-s':>11} {'plays/CPU-s':>11}")
     lines = [f"kanjax bench {result['game']} on {result['device']} ({result['cpus']} CPU"
              f"{'s' if result['cpus'] > 1 else ''} for this process, XLA threads included)", head]
     for r in result["rows"]:
         lines.append(
             f"{r['batch']:>6} {r['compile_seconds']:>9.2f} {r['steps_per_second']:>10} "
-            f"{r['deals_per_second']:>9} {r['deals_per_cpu_second']:>11} "
+            f"{r['steps_per_cpu_second']:>11} {r['deals_per_second']:>9} "
+            f"{r['deals_per_cpu_second']:>11} "
             f"{r['card_plays_per_cpu_second']:>11}"
         )
     base = result.get("baseline")
     if base:
+        unit = result["baseline_unit"]
         lines.append(f"baseline: OpenSpiel C++ {base['game']}: "
-                     f"{base['games_per_cpu_second']:.0f} deals/CPU-s")
-        lines.append(f"ratio (best kanjax batch / baseline, deals per CPU-second): "
+                     f"{base[_UNITS[unit][1]]:.0f} {unit}/CPU-s")
+        lines.append(f"ratio (best kanjax batch / baseline, {unit} per CPU-second): "
                      f"{result['ratio_vs_baseline']:.2f}x")
     elif "baseline" in result:
         lines.append("baseline: OpenSpiel not installed (pip install -e '.[bench]')")

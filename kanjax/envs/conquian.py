@@ -99,9 +99,8 @@ class ConquianEnv(Env):
     card_actions = N
     max_steps = cq.MAX_DEAL_STEPS
     stochastic_step = False
-    version = "1"
-    role_names = ("dealer", "non-dealer")
-    worst_score = -1.0
+    heuristic = "kanjax.bots.conquian_heuristic:make_conquian_heuristic"
+    bench_baseline = ("gin_rummy", "decisions")  # the nearest rummy OpenSpiel plays
 
     def __init__(self, config: cq.CqConfig | None = None) -> None:
         self.config = config = config or cq.CqConfig()
@@ -306,6 +305,37 @@ class ConquianEnv(Env):
             "stock_left": (cq.STOCK_SIZE - g["turned"]).astype(i8),
             "location": state._loc, "selection": state._picked, "place": state._place,
         }
+
+    # ---- tournament views (`kanjax.api.Env`) --------------------------------------------
+    # Sides: the seats; roles: the dealer and N, who acts first (CQ-4). The winner wins the
+    # deal; a drawn deal has no winner (CQ-20/21).
+    version = "1"
+    role_names = ("dealer", "non-dealer")
+    deal_columns = (("outcome", "string"), ("winner", "int8"), ("melded_0", "int8"),
+                    ("melded_1", "int8"), ("stock_left", "int8"))
+    worst_score = -1.0  # a lost deal (CQ-21)
+
+    def deal_facts(self, before: CqState, after: CqState) -> dict[str, Array]:
+        """The deal's sides (seats), roles (dealer / non-dealer), winner, outcome, melds and
+        the stock left."""
+        g = LAYOUT.unpack(after)
+        seats = jnp.arange(2)
+        loc = after._loc.astype(jnp.int32)
+        return {
+            "role": (seats != g["dealer"]).astype(jnp.int8), "side": seats.astype(jnp.int8),
+            "won": seats == g["winner"], "counted": jnp.bool_(True),
+            "outcome": g["outcome"].astype(jnp.int8), "winner": g["winner"].astype(jnp.int8),
+            "melded": (loc[None, :] == cq.LOC_MELD + seats[:, None]).sum(-1).astype(jnp.int8),
+            "stock_left": (cq.STOCK_SIZE - g["turned"]).astype(jnp.int8),
+        }
+
+    def deal_row(self, facts: dict) -> dict:
+        """The `deals` columns: outcome (won / drawn), the winner's seat (-1), each seat's
+        melded cards and the stock left."""
+        outcome = int(facts["outcome"])
+        return {"outcome": cq.OUTCOME_NAMES[outcome] if outcome >= 0 else "unfinished",
+                "winner": int(facts["winner"]), "melded_0": int(facts["melded"][0]),
+                "melded_1": int(facts["melded"][1]), "stock_left": int(facts["stock_left"])}
 
     def action_name(self, action: int, state: CqState | None = None) -> str:
         return cq.action_name(int(action), self.config.deck)
