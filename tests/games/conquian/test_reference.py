@@ -77,23 +77,33 @@ def meld(ref: CqRef, seat: int) -> set[int]:
 
 
 # ---- the meld functions (CQ-2, CQ-3, CQ-6, CQ-V1) ------------------------------------------------
-def test_cq2_cq3_sequences_scenario_1():
+def in_pack(text: str, deck) -> list[int]:
+    """The ids of Spanish-pack tokens written in `deck`'s ranks (J Q K -> 8 9 T, CQ-V1)."""
+    return C(text.translate(str.maketrans("JQK", "89T")) if deck is NUMERALS else text, deck)
+
+
+@pytest.mark.parametrize("deck", [SPANISH, NUMERALS], ids=["spanish", "numerals"])
+def test_cq2_cq3_sequences_scenario_1(deck):
     for valid in ("6H 7H JH", "AD 2D 3D", "JC QC KC", "7C JC QC KC",
                   "AS 2S 3S 4S 5S 6S 7S JS QS KS"):
-        assert is_sequence(C(valid)) and is_combination(C(valid)) and partitionable(C(valid))
-        assert not is_group(C(valid))
+        cards = in_pack(valid, deck)
+        assert is_sequence(cards) and is_combination(cards) and partitionable(cards)
+        assert not is_group(cards)
     for invalid in ("QS KS AS", "KH AH 2H", "6H 7H QH", "5S 6H 7S"):
-        assert not is_sequence(C(invalid)) and not is_combination(C(invalid))
-        assert not partitionable(C(invalid))
-    assert not is_sequence(C("AS 2S")) and not is_sequence([c("AS"), c("2S"), c("2S")])
-    assert is_sequence(reversed(C("AD 2D 3D")))  # a set: any order
+        cards = in_pack(invalid, deck)
+        assert not is_sequence(cards) and not is_combination(cards) and not partitionable(cards)
+    assert not is_sequence(in_pack("AS 2S", deck)) and not is_sequence([c("AS"), c("2S"), c("2S")])
+    assert is_sequence(reversed(in_pack("AD 2D 3D", deck)))  # a set: any order
 
 
-def test_cq3_groups_scenario_2():
-    for valid in ("5S 5H 5D", "5S 5H 5D 5C"):
-        assert is_group(C(valid)) and is_combination(C(valid)) and partitionable(C(valid))
-    assert not is_group(C("5S 5H")) and not partitionable(C("5S 5H"))
-    assert not is_group(C("5S 5H 6D")) and not is_group([c("5S"), c("5S"), c("5H")])
+@pytest.mark.parametrize("deck", [SPANISH, NUMERALS], ids=["spanish", "numerals"])
+def test_cq3_groups_scenario_2(deck):
+    for valid in ("5S 5H 5D", "5S 5H 5D 5C", "KS KH KD"):
+        cards = in_pack(valid, deck)
+        assert is_group(cards) and is_combination(cards) and partitionable(cards)
+        assert not is_sequence(cards)
+    assert not is_group(in_pack("5S 5H", deck)) and not partitionable(in_pack("5S 5H", deck))
+    assert not is_group(in_pack("5S 5H 6D", deck)) and not is_group([c("5S"), c("5S"), c("5H")])
 
 
 def test_cq_v1_numerals_pack_scenario_18():
@@ -128,6 +138,62 @@ def test_cq6_partitions_switching_middle_split_and_bust():
     assert cover([], C("AS KD")) and usable([], C("AS KD")) == frozenset()
     assert fits(C("4C 5C 6C 7C"), c("JC")) and not fits(C("4C 5C 6C"), c("QC"))
     assert fits([], c("KS")) is False
+
+
+def all_combinations() -> list[frozenset[int]]:
+    """The 194 combinations of §7, listed straight from CQ-3: 50 groups, 144 sequences."""
+    groups = [frozenset(cs.card_id(t, r) for t in suits) for r in range(cs.NUM_RANKS)
+              for k in (3, 4) for suits in itertools.combinations(range(cs.NUM_SUITS), k)]
+    runs = [frozenset(cs.card_id(t, r) for r in range(a, b + 1)) for t in range(cs.NUM_SUITS)
+            for a in range(cs.NUM_RANKS) for b in range(a + 2, cs.NUM_RANKS)]
+    return groups + runs
+
+
+COMBINATIONS = all_combinations()
+COMBINATIONS_WITH = {x: [b for b in COMBINATIONS if x in b] for x in range(cs.NUM_CARDS)}
+
+
+def test_cq3_the_194_combinations():
+    assert len(COMBINATIONS) == len(set(COMBINATIONS)) == 194
+    assert all(is_combination(x) for x in COMBINATIONS)
+    # Every 3-card set that is not one of them is rejected (9,880 sets).
+    triples = {frozenset(t) for t in itertools.combinations(range(cs.NUM_CARDS), 3)}
+    assert {t for t in triples if is_combination(t)} == {x for x in COMBINATIONS if len(x) == 3}
+
+
+@st.composite
+def near_melds(draw):
+    """A union of up to three disjoint combinations with a few cards added or removed, and a
+    split of it into required and optional cards."""
+    cards: set[int] = set()
+    for combo in draw(st.lists(st.sampled_from(COMBINATIONS), max_size=3)):
+        if not cards & combo:
+            cards |= combo
+    cards |= draw(st.sets(st.integers(0, cs.NUM_CARDS - 1), max_size=2))
+    cards -= draw(st.sets(st.sampled_from(sorted(cards)), max_size=2)) if cards else set()
+    optional = draw(st.sets(st.sampled_from(sorted(cards)), max_size=6)) if cards else set()
+    return frozenset(cards), frozenset(optional)
+
+
+def brute_partitionable(cards: frozenset[int]) -> bool:
+    return next(partitions(cards), None) is not None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(near_melds())
+def test_cq6_meld_functions_equal_the_brute_force(sets):
+    """partitionable, cover, usable and fits against the enumeration of partitions (CQ-6)."""
+    cards, optional = sets
+    required = cards - optional
+    assert partitionable(cards) == brute_partitionable(cards)
+    ok = [frozenset(x) for k in range(len(optional) + 1)
+          for x in itertools.combinations(sorted(optional), k)
+          if brute_partitionable(required | frozenset(x))]
+    assert cover(required, optional) == bool(ok)
+    assert usable(required, optional) == frozenset().union(*ok)
+    for x in range(cs.NUM_CARDS):
+        if x not in cards:
+            assert fits(cards, x) == brute_partitionable(cards | {x})
 
 
 # ---- §8 scenarios --------------------------------------------------------------------------------
@@ -456,17 +522,15 @@ def test_illegal_actions_and_positions_are_refused():
 
 # ---- random deals --------------------------------------------------------------------------------
 def partitions(cards: frozenset[int]):
-    """Every partition of `cards` into combinations (CQ-6), as lists of frozensets."""
+    """Every partition of `cards` into combinations (CQ-6), as lists of frozensets, from the
+    test's own list of the 194 combinations."""
     if not cards:
         yield []
         return
-    low, rest = min(cards), sorted(cards - {min(cards)})
-    for k in range(2, len(rest) + 1):
-        for others in itertools.combinations(rest, k):
-            block = frozenset((low, *others))
-            if is_combination(block):
-                for tail in partitions(cards - block):
-                    yield [block, *tail]
+    for block in COMBINATIONS_WITH[min(cards)]:
+        if block <= cards:
+            for tail in partitions(cards - block):
+                yield [block, *tail]
 
 
 def switches(old: frozenset[int], new: frozenset[int]) -> bool:
