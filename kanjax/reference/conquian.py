@@ -27,6 +27,10 @@ Decisions where the rules leave the implementer a choice (beyond the rules file'
   PHASE_RESPOND for the opponent; nothing happens to E or the stock before the answer. A
   `waive` carries the refusal out: a waived pass offers E to the waiver, a waived decline
   turns E dead and the refuser turns the next card (or the deal is drawn, CQ-20).
+- In PHASE_RESPOND, E still lies exposed (LOC_EXPOSED, `fresh` as it was), `refusal` names the
+  refused action and `current_player` is the refuser's opponent; `forced` is False there.
+- At the end (PHASE_OVER): `exposed` -1, `fresh` and `forced` False, `refusal` -1, `selection`
+  empty, `current_player` -1; `dealer` stays.
 - A decline with an empty stock (CQ-20): E is turned down (dead) as in every decline, then the
   deal ends drawn; `exposed` is -1 at the end.
 - A won deal (CQ-18) ends with the winner's `take`: E and the selection are in his meld.
