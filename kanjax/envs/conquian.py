@@ -252,7 +252,7 @@ class ConquianEnv(Env):
                              [jnp.argmax(top), NO_CARD, card], E)
         g = g | dict(
             phase=phase, exposed=exposed,
-            fresh=jnp.select([turns, passes | discards], [1, 0], g["fresh"]),
+            fresh=jnp.select([turns, passes | discards | (exposed < 0)], [1, 0], g["fresh"]),
             forced=jnp.where(demand, 1, jnp.where(is_pick, g["forced"], 0)),
             refusal=jnp.where(ask, a, -1),
             turned=g["turned"] + turns,
