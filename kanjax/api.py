@@ -253,6 +253,8 @@ class Env(abc.ABC):
     bench_baseline: ClassVar[tuple[str, str]] = ("oh_hell(players=5,num_tricks_fixed=10)",
                                                  "deals")  # the OpenSpiel game `kanjax bench`
     # compares with, and per what: "deals" (games) or "decisions" per CPU-second
+    bench_kernels: ClassVar[str | None] = None  # "module:function" measuring the game's own
+    # kernels for `kanjax bench` (function(min_seconds) -> rows with a `kernel` name)
 
     @property
     def worst_score(self) -> float:

@@ -8,6 +8,7 @@ default (`--cpus`): XLA's second thread buys less than 2x the speed for 2x the C
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 from collections.abc import Callable
@@ -128,6 +129,10 @@ def bench(
     best = max(rows, key=lambda r: r[ours])
     result = {"game": game, "flags": flags, "device": jax.devices()[0].platform,
               "cpus": process_cpus(), "rows": rows}
+    if env.bench_kernels:
+        module, function = env.bench_kernels.split(":")
+        result["kernels"] = getattr(importlib.import_module(module), function)(
+            min_seconds=min_seconds)
     if baseline:
         from kanjax.baselines import openspiel_random_play
 
@@ -186,6 +191,9 @@ def format_bench(result: dict) -> str:
             f"{r['deals_per_cpu_second']:>11} "
             f"{r['card_plays_per_cpu_second']:>11}"
         )
+    for k in result.get("kernels", ()):
+        lines.append(f"kernel {k['kernel']}: {k['checks_per_cpu_second']:,} checks/CPU-s "
+                     f"(batch {k['batch']})")
     base = result.get("baseline")
     if base:
         unit = result["baseline_unit"]

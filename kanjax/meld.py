@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import time
 
 import jax
 import jax.numpy as jnp
@@ -185,4 +186,27 @@ def ids_of(words_) -> list[int]:
             if int(words_[s]) >> r & 1]
 
 
-cover_jit = jax.jit(cover)
+# ---- throughput (`kanjax bench conquian`) -------------------------------------------------
+def throughput(batch: int = 4096, min_seconds: float = 1.0, seed: int = 0) -> list[dict]:
+    """Batched `cover` and `partitionable` calls per CPU-second on random 11-card sets split
+    at random into required and optional cards (one jitted call per batch, one thread)."""
+    rng = np.random.default_rng(seed)
+    req, opt = np.zeros((2, batch, NUM_SUITS), np.int32)
+    for i in range(batch):
+        cards_ = rng.choice(NUM_CARDS, 11, replace=False)
+        k = rng.integers(0, 12)
+        req[i], opt[i] = words_of(cards_[:k]), words_of(cards_[k:])
+    req, opt = jnp.asarray(req), jnp.asarray(opt)
+    rows = []
+    for name, fn, args in (("cover", cover, (req, opt)), ("partitionable", partitionable,
+                                                        (req | opt,))):
+        run = jax.jit(fn)
+        jax.block_until_ready(run(*args))
+        calls, cpu0 = 0, time.process_time()
+        while time.process_time() - cpu0 < min_seconds:
+            jax.block_until_ready(run(*args))
+            calls += 1
+        cpu = time.process_time() - cpu0
+        rows.append({"kernel": f"meld.{name}", "batch": batch,
+                     "checks_per_cpu_second": round(calls * batch / cpu)})
+    return rows

@@ -1,4 +1,5 @@
-"""Conquian, one deal as a jittable JAX environment (`kanjax.make("conquian")`).
+"""Conquian as a jittable JAX environment (`kanjax.make("conquian")`): a deal, or with
+`carry_pot` (the default) the series of deals that settles one stake (CQ-22).
 
 Rules: /work/shared/rules/conquian.md (CQ-1..27, CQ-V1/V2); vocabulary (card ids, action ids,
 phases, outcomes, locations, `CqConfig`): `kanjax.envs.cq_spec`. Meld questions go to the
@@ -19,11 +20,15 @@ E with the selection. Between steps:
   `PHASE_FORCED_DISCARD`, whose discard is offered to the player who laid off;
 - a decline turns E dead and the decliner turns the next stock card; from an empty stock the
   deal is drawn (CQ-20). A take that empties the hand wins (CQ-18).
+- with `carry_pot`, a drawn deal is followed within the step by the next deal of the series,
+  shuffled from the step's key and dealt by the other seat (CQ-4), one stake more in the pot;
+  the decided deal pays its winner 1 + the pot (CQ-22). `max_deals` drawn deals end the series
+  at 0 each. `chance_index` counts the deals, so duplicate seatings get the same series.
 
 State (`CqState`): `_loc` int8[40] (cq_spec LOC_* per card), `_place` int8[40] (the card's
 place in the deck order: the deal and the stock order, CQ-5), `_picked` bool[40] (the take's
 selection), `_h` int8 header (`LAYOUT`): phase, dealer, E, fresh, forced, refusal, stock cards
-turned, outcome, winner, turn_done.
+turned, outcome, winner, turn_done, deal_done, pot; `_w` int32: deals dealt before this one.
 """
 
 from __future__ import annotations
@@ -40,13 +45,13 @@ from kanjax.cards import Deal, format_deal
 from kanjax.envs import cq_spec as cq
 from kanjax.envs.deal_fields import read_deal
 from kanjax.envs.layout import Layout
-from kanjax.jaxutil import update_lanes
+from kanjax.jaxutil import tree_where, update_lanes
 
 N = cq.NUM_CARDS
 IDS = np.arange(N)
 LAYOUT = Layout([(k, None) for k in (
     "phase", "dealer", "exposed", "fresh", "forced", "refusal", "turned", "outcome", "winner",
-    "turn_done")])
+    "turn_done", "deal_done", "pot")], [("dealt", None)])
 DEAL_FIELDS = ("dealer", "deck")
 NO_CARD = -1
 
@@ -68,6 +73,7 @@ OBS_SPEC = ObservationSpec((
     ObsField("their_hand", 1, 0, cq.HAND_SIZE, "cards in the opponent's hand"),
     ObsField("outcome", 1, cq.IN_PLAY, cq.DRAWN, "cq_spec IN_PLAY / WON / DRAWN"),
     ObsField("winner", 1, -1, 1, "the winner's seat, -1"),
+    ObsField("pot", 1, 0, cq.MAX_MAX_DEALS, "drawn deals carried by the pot (CQ-22)"),
 ))
 
 
@@ -78,10 +84,16 @@ class CqState(State):
     _place: Array
     _picked: Array
     _h: Array
+    _w: Array
 
 
 def _words(cards: Array) -> Array:
     return meld.words(cards)
+
+
+def _shuffled(key: Array) -> Array:
+    """A uniform deck order: each card's place (CQ-5)."""
+    return jnp.argsort(jax.random.permutation(key, N))
 
 
 def _one_card(card: Array) -> Array:
@@ -97,15 +109,17 @@ class ConquianEnv(Env):
     num_players = 2
     num_actions = cq.NUM_ACTIONS
     card_actions = N
-    max_steps = cq.MAX_DEAL_STEPS
-    stochastic_step = False
     heuristic = "kanjax.bots.conquian_heuristic:make_conquian_heuristic"
     bench_baseline = ("gin_rummy", "decisions")  # the nearest rummy OpenSpiel plays
+    bench_kernels = "kanjax.meld:throughput"
 
     def __init__(self, config: cq.CqConfig | None = None) -> None:
         self.config = config = config or cq.CqConfig()
         self.card_deck = cq.DECKS[config.deck]
         self.illegal_action_penalty = config.illegal_action_penalty
+        self.max_deals = config.deals
+        self.max_steps = config.deals * cq.MAX_DEAL_STEPS
+        self.stochastic_step = config.deals > 1  # a drawn deal is followed by a new one
         self._names = cq.action_names(config.deck)
 
     def __hash__(self) -> int:
@@ -150,18 +164,25 @@ class ConquianEnv(Env):
         return s.replace(legal_action_mask=mask)
 
     def step_batch(self, states: CqState, actions: Array, keys: Array) -> CqState:
-        """`jax.vmap(self.step)`, bit for bit, with the layoff checks (ten meld checks) made
-        only in the lanes that reach a discard: the batch steps without them (`_step` with no
-        key), then `update_lanes` adds them in those lanes, max(8, B // 8) at a time."""
+        """`jax.vmap(self.step)`, bit for bit, with the costly parts made only in the lanes
+        that need them: the batch steps without them (`_step` with no key), then
+        `update_lanes` adds the layoff checks (ten meld checks) in the lanes that reach a
+        discard, max(8, B // 8) at a time, and deals the next deal of a series in the lanes
+        whose deal was drawn, max(8, B // 16) at a time."""
         nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
         phase = nxt._h[..., LAYOUT.head["phase"]]
-        need = own & (phase == cq.PHASE_DISCARD)
-        return update_lanes(need, self._add_layoffs, nxt, keys, max(8, need.shape[0] // 8))
+        b = own.shape[0]
+        nxt = update_lanes(own & (phase == cq.PHASE_DISCARD), self._add_layoffs, nxt, keys,
+                           max(8, b // 8))
+        if self.max_deals == 1:
+            return nxt
+        deal = own & self._deal_done(nxt) & ~nxt.terminated
+        return update_lanes(deal, self._next_deal, nxt, keys, max(8, b // 16))
 
     # ---- init and step ----------------------------------------------------------------------
     def _state(self, loc, place, picked, g, cur, rewards=None, terminated=None,
                layoffs=True) -> CqState:
-        h, _ = LAYOUT.pack(g)
+        h, w = LAYOUT.pack(g)
         over = g["phase"] == cq.PHASE_OVER
         return CqState(
             current_player=jnp.where(over, -1, cur).astype(jnp.int8),
@@ -171,11 +192,14 @@ class ConquianEnv(Env):
             truncated=jnp.bool_(False),
             illegal_action=jnp.bool_(False),
             step_count=jnp.int32(0),
-            _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8), _picked=picked, _h=h)
+            _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8), _picked=picked, _h=h,
+            _w=w)
 
-    def _start(self, place: Array, dealer: Array) -> CqState:
+    def _start(self, place: Array, dealer: Array, pot: Array | int = 0, dealt: Array | int = 0,
+               ended: Array | int = 0) -> CqState:
         """The deal of deck order `place` (card -> place) by `dealer`: N turns the top stock
-        card, fresh for him (CQ-5, CQ-10)."""
+        card, fresh for him (CQ-5, CQ-10); `pot` drawn deals before it in the series, `dealt`
+        deals dealt before it, `ended` whether this step ended the last one."""
         place = place.astype(jnp.int32)
         dealer = jnp.asarray(dealer, jnp.int32)
         n = 1 - dealer
@@ -184,17 +208,24 @@ class ConquianEnv(Env):
         top = place == 2 * cq.HAND_SIZE
         loc = jnp.where(top, cq.LOC_EXPOSED, loc)
         g = dict(phase=cq.PHASE_FACE, dealer=dealer, exposed=jnp.argmax(top), fresh=1,
-                 forced=0, refusal=-1, turned=1, outcome=cq.IN_PLAY, winner=-1, turn_done=0)
+                 forced=0, refusal=-1, turned=1, outcome=cq.IN_PLAY, winner=-1, turn_done=ended,
+                 deal_done=ended, pot=pot, dealt=dealt)
         g = {k: jnp.asarray(v, jnp.int32) for k, v in g.items()}
         return self._state(loc, place, jnp.zeros(N, bool), g, n)
 
     def _init(self, key: Array) -> CqState:
         """A uniform deck order and, with `dealer=-1`, a uniform dealer (the low cut)."""
         kd, ko = jax.random.split(key)
-        place = jnp.argsort(jax.random.permutation(ko, N))
         dealer = (jax.random.bernoulli(kd).astype(jnp.int32) if self.config.dealer < 0
                   else jnp.int32(self.config.dealer))
-        return self._start(place, dealer)
+        return self._start(_shuffled(ko), dealer)
+
+    def _next_deal(self, s: CqState, key: Array) -> CqState:
+        """`s`, whose step drew a deal of a series (CQ-20, CQ-22), with the next deal dealt
+        from `key` by the other seat (CQ-4) and the pot one stake higher."""
+        g = LAYOUT.unpack(s)
+        nxt = self._start(_shuffled(key), 1 - g["dealer"], g["pot"] + 1, g["dealt"] + 1, 1)
+        return nxt.replace(step_count=s.step_count, truncated=s.truncated)
 
     def _step(self, s: CqState, action: Array, key: Array) -> CqState:
         """One decision (legal: `Env.step` checked the mask); see the module docstring."""
@@ -242,6 +273,7 @@ class ConquianEnv(Env):
         loc = jnp.where(layoff & at, cq.LOC_MELD + opp, loc)
 
         over = won | drawn
+        last = won | (drawn & (g["dealt"] + 1 >= self.max_deals))  # the series ends
         phase = jnp.select(
             [over, take, ask, layoff, demand | passes | turns | discards, is_pick],
             [cq.PHASE_OVER, cq.PHASE_DISCARD, cq.PHASE_RESPOND, cq.PHASE_FORCED_DISCARD,
@@ -258,13 +290,23 @@ class ConquianEnv(Env):
             turned=g["turned"] + turns,
             outcome=jnp.select([won, drawn], [cq.WON, cq.DRAWN], g["outcome"]),
             winner=jnp.where(won, cur, g["winner"]),
-            turn_done=(~is_pick & ~(take & ~won)).astype(jnp.int32))
-        result = jnp.where(won, jnp.where(jnp.arange(2) == cur, 1.0, -1.0), 0.0)
-        return self._state(loc, place, jnp.where(take | ~is_pick, False, picked_after), g, nxt,
-                           result.astype(jnp.float32), over, layoffs=key is not None)
+            turn_done=(~is_pick & ~(take & ~won)).astype(jnp.int32),
+            deal_done=over.astype(jnp.int32))
+        stake = 1 + g["pot"]  # CQ-22: the drawn deals' stakes go to the winner
+        result = jnp.where(won, jnp.where(jnp.arange(2) == cur, stake, -stake), 0)
+        s = self._state(loc, place, jnp.where(take | ~is_pick, False, picked_after), g, nxt,
+                        result.astype(jnp.float32), last, layoffs=key is not None)
+        if key is None or self.max_deals == 1:  # step_batch deals in the lanes that need it
+            return s
+        return tree_where(over & ~last, self._next_deal(s, key), s)
 
     def _deal_done(self, state: CqState) -> Array:
-        return state._h[..., LAYOUT.head["phase"]] == cq.PHASE_OVER
+        return state._h[..., LAYOUT.head["deal_done"]] == 1
+
+    def chance_index(self, state: CqState) -> Array:
+        """Deals dealt after the first: the next deal's chance index (duplicate play deals
+        the same series to both seatings)."""
+        return state._w[..., LAYOUT.wide["dealt"]]
 
     def turn_done(self, state: CqState) -> Array:
         return state._h[..., LAYOUT.head["turn_done"]] == 1
@@ -288,7 +330,7 @@ class ConquianEnv(Env):
             "phase": g["phase"], "fresh": g["fresh"], "forced": g["forced"],
             "refusal": g["refusal"], "stock_left": cq.STOCK_SIZE - g["turned"],
             "their_hand": (loc == cq.LOC_HAND + 1 - player).sum(),
-            "outcome": g["outcome"], "winner": g["winner"],
+            "outcome": g["outcome"], "winner": g["winner"], "pot": g["pot"],
         })
 
     def summary(self, state: CqState) -> dict[str, Array]:
@@ -299,9 +341,10 @@ class ConquianEnv(Env):
         return {
             **common_summary(state),
             **{k: g[k].astype(i8) for k in ("phase", "dealer", "exposed", "refusal",
-                                             "outcome", "winner")},
+                                             "outcome", "winner", "pot")},
             "fresh": g["fresh"] == 1, "forced": g["forced"] == 1,
-            "turn_done": g["turn_done"] == 1,
+            "turn_done": g["turn_done"] == 1, "deal_done": g["deal_done"] == 1,
+            "dealt": g["dealt"],
             "stock_left": (cq.STOCK_SIZE - g["turned"]).astype(i8),
             "location": state._loc, "selection": state._picked, "place": state._place,
         }
@@ -316,17 +359,21 @@ class ConquianEnv(Env):
     worst_score = -1.0  # a lost deal (CQ-21)
 
     def deal_facts(self, before: CqState, after: CqState) -> dict[str, Array]:
-        """The deal's sides (seats), roles (dealer / non-dealer), winner, outcome, melds and
-        the stock left."""
-        g = LAYOUT.unpack(after)
+        """The finished deal's sides (seats), roles (dealer / non-dealer), winner, outcome,
+        melds and the stock left. A drawn deal followed by the next one of its series (CQ-22)
+        is read from `before` (its last step, a decline, changed no meld)."""
+        gb, ga = LAYOUT.unpack(before), LAYOUT.unpack(after)
+        on = ga["dealt"] > gb["dealt"]  # the series went on to the next deal
         seats = jnp.arange(2)
-        loc = after._loc.astype(jnp.int32)
+        loc = jnp.where(on, before._loc, after._loc).astype(jnp.int32)
+        winner = jnp.where(on, -1, ga["winner"])
         return {
-            "role": (seats != g["dealer"]).astype(jnp.int8), "side": seats.astype(jnp.int8),
-            "won": seats == g["winner"], "counted": jnp.bool_(True),
-            "outcome": g["outcome"].astype(jnp.int8), "winner": g["winner"].astype(jnp.int8),
+            "role": (seats != gb["dealer"]).astype(jnp.int8), "side": seats.astype(jnp.int8),
+            "won": seats == winner, "counted": jnp.bool_(True),
+            "outcome": jnp.where(on, cq.DRAWN, ga["outcome"]).astype(jnp.int8),
+            "winner": winner.astype(jnp.int8),
             "melded": (loc[None, :] == cq.LOC_MELD + seats[:, None]).sum(-1).astype(jnp.int8),
-            "stock_left": (cq.STOCK_SIZE - g["turned"]).astype(jnp.int8),
+            "stock_left": jnp.where(on, 0, cq.STOCK_SIZE - ga["turned"]).astype(jnp.int8),
         }
 
     def deal_row(self, facts: dict) -> dict:

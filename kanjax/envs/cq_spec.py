@@ -26,8 +26,11 @@ with it (CQ-13).
 |          | the discard forced by a layoff, CQ-16/27)                                     |
 | 85..124  | `layoff c`: force hand card c onto the opponent's meld (CQ-16)                |
 
-Result (CQ-21): every reward is 0 until the deal ends; then the winner gets +1 and the loser
--1, a drawn deal 0 each. The pot of CQ-22 settles a series of deals (the harness's).
+Result (CQ-21, CQ-22): an episode is the harness's series of deals. With `carry_pot` (the
+default) a drawn deal is followed by the next one, dealt by the other seat (CQ-4), until a deal
+is decided: its winner gets +(1 + k), the loser -(1 + k), after k drawn deals; after
+`max_deals` drawn deals the series ends at 0 each (an engine bound, not a rule). Without
+`carry_pot` an episode is one deal: +1 / -1, or 0 each for a draw. Rewards are 0 until the end.
 
 Bound (§7): E is a turned card (at most 20) or a discarded hand card (at most 20); each E
 takes at most 5 decisions that move no hand card (face, respond, the other seat's face,
@@ -131,6 +134,7 @@ LOC_NAMES = ("hand 0", "hand 1", "meld 0", "meld 1", "stock", "exposed", "dead")
 
 # ---- bounds (§7, module docstring) -----------------------------------------------------------
 MAX_DEAL_STEPS = 220
+MAX_MAX_DEALS = 1000
 
 
 def deal_hands(order) -> tuple[list[int], list[int], list[int]]:
@@ -147,7 +151,8 @@ class CqConfig:
 
     deck: str = "spanish"  # CQ-V1: "spanish" or "numerals"
     carry_pot: bool = True  # CQ-V2: drawn deals carry their stakes to the next decided deal
-    dealer: int = -1  # CQ-4: the dealer D; -1 = drawn from the init key (the low cut)
+    dealer: int = -1  # CQ-4: the first dealer D; -1 = drawn from the init key (the low cut)
+    max_deals: int = 10  # with carry_pot: the most deals of a series (module docstring)
     illegal_action_penalty: float = -1.0  # the mover's reward on an illegal action (api)
 
     def __post_init__(self) -> None:
@@ -156,6 +161,13 @@ class CqConfig:
             raise ValueError(f"deck={self.deck!r}: must be one of {tuple(RANKS)}")
         if self.dealer not in (-1, 0, 1):
             raise ValueError(f"dealer={self.dealer}: must be a seat 0..1, or -1 (random)")
+        if not 1 <= self.max_deals <= MAX_MAX_DEALS:
+            raise ValueError(f"max_deals={self.max_deals}: must be 1..{MAX_MAX_DEALS}")
+
+    @property
+    def deals(self) -> int:
+        """The most deals an episode has."""
+        return self.max_deals if self.carry_pot else 1
 
     @classmethod
     def from_flags(cls, **flags) -> CqConfig:

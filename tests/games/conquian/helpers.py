@@ -23,9 +23,10 @@ def cards(env, text: str) -> list[int]:
 
 def position(env, *, hands=("", ""), melds=("", ""), stock: str | None = None, exposed="",
              fresh=True, mover=0, dealer=1, phase=cq.PHASE_FACE, forced=False, refusal=-1,
-             picked=""):
+             picked="", pot=0):
     """The state of a scenario. `stock` (top first) defaults to 19 of the cards not named
-    elsewhere; the cards left over are dead. Hands and melds are per seat."""
+    elsewhere; the cards left over are dead. Hands and melds are per seat; `pot` drawn deals
+    came before this one in its series."""
     loc = np.full(cq.NUM_CARDS, -1)
     for p in range(2):
         for c in cards(env, hands[p]):
@@ -54,7 +55,7 @@ def position(env, *, hands=("", ""), melds=("", ""), stock: str | None = None, e
     sel[cards(env, picked)] = True
     g = dict(phase=phase, dealer=dealer, exposed=e[0] if e else -1, fresh=int(fresh),
              forced=int(forced), refusal=refusal, turned=turned, outcome=cq.IN_PLAY,
-             winner=-1, turn_done=1)
+             winner=-1, turn_done=1, deal_done=0, pot=pot, dealt=pot)
     g = {k: jnp.int32(v) for k, v in g.items()}
     return env._state(jnp.asarray(loc, jnp.int32), jnp.asarray(place, jnp.int32),
                       jnp.asarray(sel), g, jnp.int32(mover))

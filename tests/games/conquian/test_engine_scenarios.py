@@ -183,13 +183,35 @@ def test_cq19_ten_card_bust_scenario_13():
 
 
 def test_cq20_draw_scenario_14():
-    s = position(ENV, hands=("KS", "KH"), melds=("", "AS 2S 3S"), exposed="2D", fresh=False,
+    one = make(carry_pot=False)
+    s = position(one, hands=("KS", "KH"), melds=("", "AS 2S 3S"), exposed="2D", fresh=False,
                  mover=1, stock="")
-    assert int(summary(ENV, s)["stock_left"]) == 0 and legal(ENV, s) == {"decline"}
-    s = play(ENV, s, "decline")
-    f = summary(ENV, s)
+    assert int(summary(one, s)["stock_left"]) == 0 and legal(one, s) == {"decline"}
+    s = play(one, s, "decline")
+    f = summary(one, s)
     assert bool(s.terminated) and f["outcome"] == cq.DRAWN
     assert np.asarray(s.rewards).tolist() == [0.0, 0.0]
+
+
+def test_cq22_pot_scenario_19():
+    """Deals drawn, drawn, then seat 0 wins: +3 / -3. Each drawn deal is followed by the next
+    of the series, dealt by the other seat (CQ-4) from the step's key."""
+    s = position(ENV, hands=("KS", "KH"), melds=("", "AS 2S 3S"), exposed="2D", fresh=False,
+                 mover=1, stock="", dealer=1, pot=1)
+    s = play(ENV, s, "decline")
+    f = summary(ENV, s)
+    assert not bool(s.terminated) and bool(f["deal_done"]) and int(f["pot"]) == 2
+    assert int(f["dealer"]) == 0 and int(f["current_player"]) == 1 and f["phase"] == 0
+    assert np.asarray(s.rewards).tolist() == [0.0, 0.0] and int(f["stock_left"]) == 19
+    won = position(ENV, hands=("QH QD", "KD"), melds=("AS 2S 3S 4S 7D 7H 7C 7S", ""),
+                   exposed="QS", fresh=False, pot=2)
+    won = play(ENV, won, "pick QH", "pick QD", "take")
+    assert bool(won.terminated) and np.asarray(won.rewards).tolist() == [3.0, -3.0]
+    ten = make(max_deals=3)  # the series' bound: a third drawn deal ends it at 0 each
+    s = position(ten, hands=("KS", "KH"), melds=("", "AS 2S 3S"), exposed="2D", fresh=False,
+                 mover=1, stock="", pot=2)
+    s = play(ten, s, "decline")
+    assert bool(s.terminated) and np.asarray(s.rewards).tolist() == [0.0, 0.0]
 
 
 def test_cq20_demand_choice_before_the_draw():
@@ -198,7 +220,7 @@ def test_cq20_demand_choice_before_the_draw():
     s = play(ENV, s, "decline")
     assert legal(ENV, s) == {"demand", "waive"} and not bool(s.terminated)
     drawn = play(ENV, s, "waive")
-    assert bool(drawn.terminated) and summary(ENV, drawn)["outcome"] == cq.DRAWN
+    assert bool(summary(ENV, drawn)["deal_done"]) and int(summary(ENV, drawn)["pot"]) == 1
 
 
 def test_cq12_own_discard_never_returns_scenario_15():
