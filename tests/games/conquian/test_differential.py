@@ -13,7 +13,10 @@ keeps each old combination whole (scenario 6).
 
 import itertools
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kanjax.envs import cq_spec as cq
 from kanjax.reference import meld as ref_meld
@@ -92,3 +95,29 @@ def test_conquian_engine_matches_reference(game, flags, deals):
 @pytest.mark.parametrize("game,flags,deals", CONFIGS, ids=lambda v: str(v))
 def test_conquian_engine_matches_reference_100k(game, flags, deals):
     run(flags, hd.slow_seeds(deals, sum(d for _, _, d in CONFIGS)), hd.SLOW_CHUNK)
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(10_000, 2**31 - 1))
+def test_engine_properties(seed):
+    """On the engine's own trajectories (no reference): 40 cards, each in one place, with at
+    most one E; every meld splits into combinations (checked with the reference's meld
+    functions); a legal action until the end; hand + meld = 10 for each seat whenever a seat
+    faces E or must answer (CQ-17/27); episodes end within the bound."""
+    runner = hd._runner(ADAPTER, "conquian", tuple(sorted(CONFIGS[0][1].items())))
+    traj = runner.play(seed, 32)
+    for s in traj.summaries:
+        loc = s["location"]
+        assert ((loc >= 0) & (loc <= cq.LOC_DEAD)).all()
+        assert ((loc == cq.LOC_EXPOSED).sum(-1) <= 1).all()
+        live = ~s["terminated"]
+        assert s["legal_action_mask"][live].any(-1).all()
+        between = live & np.isin(s["phase"], (cq.PHASE_FACE, cq.PHASE_RESPOND)) & (
+            s["selection"].sum(-1) == 0)
+        for p in range(2):
+            held = (loc == cq.LOC_HAND + p).sum(-1) + (loc == cq.LOC_MELD + p).sum(-1)
+            assert (held[between] == cq.HAND_SIZE).all()
+            for g in range(loc.shape[0]):
+                assert ref_meld.partitionable(np.flatnonzero(loc[g] == cq.LOC_MELD + p).tolist())
+    assert traj.summaries[-1]["terminated"].all()
+    assert len(traj.actions) <= runner.env.max_steps
