@@ -32,6 +32,12 @@ from kanjax.rollout import Policy, Trajectory, game_key, make_trajectory, step_k
 FORMAT = "kanjax-record/1"
 
 
+@functools.cache
+def _step_keys(env: Env):
+    """`step_keys` for `env`, jitted (eager, its threefry costs tens of ms a step)."""
+    return jax.jit(functools.partial(step_keys, env))
+
+
 class Match:
     """One unbatched match under the rollout key convention: `run` plays it through one
     jitted call; `step` takes one action at a time (jitted steps, for tests that watch every
@@ -55,7 +61,7 @@ class Match:
         return bool(self.state.terminated | self.state.truncated)
 
     def keys(self):
-        return step_keys(self.env, self.gkey, self.state)
+        return _step_keys(self.env)(self.gkey, self.state)
 
     def step(self, action: int) -> None:
         self.state = self.env.jitted("step")(self.state, np.int32(action), self.keys()[1])

@@ -44,6 +44,7 @@ def cases(game: str) -> dict[str, tuple[dict, int]]:
 def playthrough(game: str, flags: dict, seed: int) -> str:
     m = Match(game, flags, seed, None)
     observe = jax.jit(jax.vmap(m.env.observe, in_axes=(None, 0)))
+    policy = jax.jit(uniform_random)
     players = np.arange(m.env.num_players)
     lines = [f"# {game} {flags} seed={seed}", m.env.render(m.state)]
     while not m.done:
@@ -51,7 +52,7 @@ def playthrough(game: str, flags: dict, seed: int) -> str:
         obs = np.asarray(observe(s, players))
         digest = hashlib.sha1(obs.tobytes()).hexdigest()[:12]
         legal = [m.env.action_name(a, s) for a in m.env.legal_actions(s)]
-        action = int(uniform_random(m.keys()[0], None, s.legal_action_mask))
+        action = int(policy(m.keys()[0], None, s.legal_action_mask))
         m.step(action)
         rewards = np.asarray(m.state.rewards)
         lines.append(

@@ -679,9 +679,9 @@ def test_config_jilin_preset_and_overrides():
 
 @pytest.mark.parametrize("flags,message", [
     ({"n_rounds": 3}, "unknown config key 'n_rounds'.*valid keys: start_level"),
-    ({"target_level": "two"}, "target_level='two': must be of type int"),
-    ({"yuan_zhu": 1}, "yuan_zhu=1: must be of type bool"),
-    ({"jilin": "yes"}, "jilin='yes': must be of type bool"),
+    ({"target_level": "two"}, "target_level='two': must be an integer"),
+    ({"yuan_zhu": 1}, "yuan_zhu=1: must be true or false"),
+    ({"jilin": "yes"}, "jilin='yes': must be true or false"),
     ({"start_level": 1}, "start_level=1: must be a level 2..14"),
     ({"target_level": 15}, "target_level=15: must be a level 2..14"),
     ({"start_level": 9, "target_level": 7}, "start_level=9 is above target_level=7"),
