@@ -1,0 +1,1 @@
+"""The CPU backend: a compiled (numba) scalar double-dummy search, one problem a thread."""
