@@ -64,23 +64,23 @@ def _codes(rules: Rules) -> np.ndarray:
 
 
 def _table_bits(cards: int) -> int:
-    """log2 of a thread's table entries: 2^14 up to 6 cards a hand, twice as many a card more,
-    up to 2^20 (40 MB) for whole deals."""
-    return min(20, 14 + max(0, cards - 6))
+    """log2 of a thread's table's classes (twice as many entries): 2^12 up to 6 cards a hand,
+    twice as many a card more, up to 2^19 (about 50 MB) for whole deals."""
+    return min(19, 12 + max(0, cards - 6))
 
 
 _local = threading.local()
 
 
 def _table(bits: int):
-    from solvers.cpu import search
+    """This thread's table, of at least 2^bits classes, its entries retired."""
+    from solvers.cpu import table
 
     have = getattr(_local, "table", None)
     if have is None or have[0].shape[0] < (1 << bits):
-        _local.table = search.new_table(bits)
-        _local.gen = 0
-    _local.gen += 1
-    return _local.table, _local.gen
+        _local.table = table.new_table(bits)
+    table.next_generation(_local.table)
+    return _local.table
 
 
 def _solve_group(group: list[Position]) -> tuple[np.ndarray, np.ndarray]:
@@ -106,9 +106,8 @@ def _solve_group(group: list[Position]) -> tuple[np.ndarray, np.ndarray]:
     values = np.zeros(count, np.int64)
     nodes = np.zeros((count, 2), np.int64)
     cards = max(len(h) for p in group for h in p.hands)
-    (tt_len, tt_meta, tt_k, tt_pat), gen = _table(_table_bits(cards))
     search.solve_group(hands, rules.n, group[0].trump, side, trick, trick_len, leader, taken,
-                       left, tt_len, tt_meta, tt_k, tt_pat, gen, values, nodes)
+                       left, _table(_table_bits(cards)), values, nodes)
     return values, nodes
 
 

@@ -5,7 +5,7 @@ The algorithm is the batched JAX search's (`solvers.search`), as DDS's: null-win
 ("does the side reach a total of `t`?") with fail-soft bounds, driven to the value by
 `solve_group`; at a trick's start the transposition table (partition search: an entry holds
 the suit lengths of every hand, the leader, and who holds the top `k[s]` cards of each suit
-that its result depends on), the leader's quick tricks and a side's master trumps; rank
+that its result depends on: `table`), the leader's quick tricks and a side's master trumps; rank
 equivalence in the move generator and, once a card below every rank that mattered so far has
 been tried, its suit's other such cards; DDS's move ordering (`ordering`), the table's best
 move first and a killer move at each lead.
@@ -20,20 +20,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from solvers.cpu import bounds, ordering
+from solvers.cpu import bounds, ordering, table
 from solvers.cpu.bits import closure, pop, top
 
 MAX_DEPTH = 64  # cards of a deal plus the trick a root may start within
-WAYS = 16  # entries of a table bucket
-
-
-def new_table(bits: int) -> tuple[np.ndarray, ...]:
-    """An empty table of 2^bits entries: lengths key, meta (leader | lo << 4 | hi << 12 |
-    (best + 1) << 20 | generation << 32), ranks kept per suit (4 bits each), holders of
-    those ranks (two suits a word, 2 bits a card from the top)."""
-    size = 1 << bits
-    return (np.zeros(size, np.int64), np.zeros(size, np.int64), np.zeros(size, np.int64),
-            np.zeros((size, 2), np.int64))
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -92,8 +82,7 @@ def _top_k(word, k):
 
 
 @njit(nogil=True, cache=True)
-def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt_len, tt_meta, tt_k,
-           tt_pat, gen, killer, stats):
+def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer, stats):
     """Whether the side's final total reaches `t` from the position: (ok, bound), the bound
     fail-soft (>= t when ok, < t otherwise). `mv[:root]` holds the current trick's cards,
     led by `lead0`; `taken0` the side's total so far, `left0` the tricks not yet complete.
@@ -112,7 +101,8 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt_len, tt_
     live = np.zeros(4, np.int64)
     pat = np.zeros(4, np.int64)
     qc = np.zeros(4, np.int64)
-    mask = tt_len.shape[0] - 1
+    pr = np.zeros(5, np.int64)
+    flip = side[0] != 1
     d = root
     lead[d], cnt[d], taken[d], left[d] = lead0, root, taken0, left0
     ok = False
@@ -146,47 +136,23 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt_len, tt_
                             key |= pop(hands[o, s]) << (4 * (4 * o + s))
                         live[s] = w
                     _pattern(hands, n, live, pat)
-                    h = (key ^ (lead[d] << 60)) * -7046029254386353131
-                    h ^= (h >> 29) & 0x7FFFFFFFF
-                    base = (h & mask) & ~(WAYS - 1)
-                    lo_f, hi_f, lo_e, hi_e = 0, lf, -1, -1
-                    flip = side[0] != 1
-                    for w in range(WAYS):
-                        e = base + w
-                        meta = tt_meta[e]
-                        if (meta >> 32) != gen or tt_len[e] != key or (meta & 15) != lead[d]:
-                            continue
-                        ks = tt_k[e]
-                        match = True
-                        for s in range(4):
-                            k = (ks >> (4 * s)) & 15
-                            want = (tt_pat[e, s >> 1] >> (32 * (s & 1))) & 0xFFFFFFFF
-                            if (pat[s] & ((1 << (2 * k)) - 1)) != want:
-                                match = False
-                                break
-                        if not match:
-                            continue
-                        slo, shi = (meta >> 4) & 255, (meta >> 12) & 255
-                        elo, ehi = (lf - shi, lf - slo) if flip else (slo, shi)
-                        if elo > lo_f:
-                            lo_f, lo_e = elo, e
-                        if ehi < hi_f:
-                            hi_f, hi_e = ehi, e
-                        b = ((meta >> 20) & 255) - 1
-                        if b >= 0 and hint[d] < 0:
-                            s = b >> 4
-                            word = live[s]
-                            for _ in range(b & 15):
-                                word ^= 1 << top(word)
-                            if word:
-                                hint[d] = 16 * s + top(word)
+                    table.probe(tt, key, lead[d], pat, flip, lf, pr)
+                    lo_f, hi_f, lo_e, hi_e = pr[0], pr[1], pr[2], pr[3]
+                    b = pr[4]
+                    if b >= 0:
+                        s = b >> 4
+                        word = live[s]
+                        for _ in range(b & 15):
+                            word ^= 1 << top(word)
+                        if word:
+                            hint[d] = 16 * s + top(word)
                     hit = -1
                     if tk + lo_f >= t:
                         ok, bound, hit, decided = True, tk + lo_f, lo_e, True
                     elif tk + hi_f < t:
                         ok, bound, hit, decided = False, tk + hi_f, hi_e, True
                     if hit >= 0:
-                        ks = tt_k[hit]
+                        ks = tt[4][hit]
                         for s in range(4):
                             rel[s] = _top_k(live[s], (ks >> (4 * s)) & 15)
                     if not decided:
@@ -310,8 +276,8 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt_len, tt_
                 continue
         # decided: store (a trick's start decided by its children), then back to the parent
         if by_children and cnt[d] == 0:
-            _store(hands, n, side, d, lead[d], taken[d], left[d], ok, bound, rel, cut[d],
-                   tt_len, tt_meta, tt_k, tt_pat, gen, stats, live, pat)
+            _store(hands, n, flip, lead[d], taken[d], left[d], ok, bound, rel, cut[d], tt, live,
+                   pat)
         if d == root:
             return ok, bound
         pd = d - 1
@@ -346,11 +312,9 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt_len, tt_
 
 
 @njit(nogil=True, cache=True)
-def _store(hands, n, side, d, leader, tk, lf, ok, bound, rel, best, tt_len, tt_meta, tt_k,
-           tt_pat, gen, stats, live, pat):
-    """The node's result as bounds on seat 0's side's future tricks, for every position with
-    its suit lengths, leader and holders of the ranks `rel` (in the entry of the same class
-    and ranks, else an unused one, else one by turns), with the move that cut it off."""
+def _store(hands, n, flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat):
+    """The node's result for every position with its suit lengths, leader and holders of
+    the ranks `rel` (`table.store`), with the move that cut it off."""
     key = 0
     for s in range(4):
         w = 0
@@ -370,54 +334,16 @@ def _store(hands, n, side, d, leader, tk, lf, ok, bound, rel, best, tt_len, tt_m
             p0 |= p << (32 * s)
         else:
             p1 |= p << (32 * (s - 2))
-    h = (key ^ (leader << 60)) * -7046029254386353131
-    h ^= (h >> 29) & 0x7FFFFFFFF
-    mask = tt_len.shape[0] - 1
-    base = (h & mask) & ~(WAYS - 1)
-    way = -1
-    empty = -1
-    for w in range(WAYS):
-        e = base + w
-        meta = tt_meta[e]
-        if (meta >> 32) != gen:
-            if empty < 0:
-                empty = w
-            continue
-        if (tt_len[e] == key and (meta & 15) == leader and tt_k[e] == ks
-                and tt_pat[e, 0] == p0 and tt_pat[e, 1] == p1):
-            way = w
-            break
-    flip = side[0] != 1
-    if way >= 0:
-        meta = tt_meta[base + way]
-        slo, shi = (meta >> 4) & 255, (meta >> 12) & 255
-        lo, hi = (lf - shi, lf - slo) if flip else (slo, shi)
-        old_best = ((meta >> 20) & 255) - 1
-    else:
-        way = empty if empty >= 0 else stats[0] & (WAYS - 1)
-        lo, hi, old_best = 0, lf, -1
-    future = min(max(bound - tk, 0), lf)
-    if ok:
-        lo = max(lo, future)
-    else:
-        hi = min(hi, future)
-    if flip:
-        lo, hi = lf - hi, lf - lo
-    b = old_best
+    b = -1
     if best >= 0:
         s = best >> 4
         b = 16 * s + pop(live[s] >> ((best & 15) + 1))
-    e = base + way
-    tt_len[e] = key
-    tt_k[e] = ks
-    tt_pat[e, 0] = p0
-    tt_pat[e, 1] = p1
-    tt_meta[e] = leader | (lo << 4) | (hi << 12) | ((b + 1) << 20) | (gen << 32)
+    table.store(tt, key, leader, ks, p0, p1, flip, lf, ok, min(max(bound - tk, 0), lf), b)
 
 
 @njit(nogil=True, cache=True)
-def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt_len,
-                tt_meta, tt_k, tt_pat, gen, values, nodes):
+def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt, values,
+                nodes):
     """The values of problems of one deal and trump (their table shared): problem i has
     hands[i], side[i], the current trick trick[i, :trick_len[i]] led by leader[i], the side's
     total taken[i] and left[i] tricks not yet complete. Each is driven to its value by
@@ -438,7 +364,7 @@ def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt
         while lo < hi:
             t = (lo + hi + 1) // 2
             ok, bound = search(h, n, trump, side[i], mv, root, leader[i], taken[i], left[i],
-                               t, tt_len, tt_meta, tt_k, tt_pat, gen, killer, stats)
+                               t, tt, killer, stats)
             if ok:
                 lo = max(lo, min(bound, hi))
             else:
