@@ -5,7 +5,6 @@ its result depends on, for the table's partition search)."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from solvers.cpu.bits import above, pop, top
@@ -30,9 +29,10 @@ def winners(hands, n, seat, cards, wins):
 
 
 @njit(nogil=True, cache=True)
-def quick_tricks(hands, n, leader, trump, side, cards):
-    """The tricks the leader cashes for sure (`solvers.search.bounds.quick_tricks`)."""
-    wins = np.zeros(4, np.int64)
+def quick_tricks(hands, n, leader, trump, side, cards, scratch):
+    """The tricks the leader cashes for sure (`solvers.search.bounds.quick_tricks`);
+    `scratch`: int64[3, 4]."""
+    wins = scratch[0]
     winners(hands, n, leader, cards, wins)
     count = 0
     for s in range(4):
@@ -56,8 +56,8 @@ def quick_tricks(hands, n, leader, trump, side, cards):
         for o in range(n):
             if hands[o, trump] != 0:
                 return count
-    his = np.zeros(4, np.int64)
-    his_wins = np.zeros(4, np.int64)
+    his = scratch[1]
+    his_wins = scratch[2]
     winners(hands, n, partner, his, his_wins)
     entry = False
     discards = 0
@@ -104,3 +104,48 @@ def top_trumps(hands, n, trump, side, cards):
             held = max(held, pop(hands[o, trump]))
     cards[trump] = masters
     return holder, min(pop(masters), held)
+
+
+@njit(nogil=True, cache=True)
+def second_hand(hands, second, led_card, trump, side, cards):
+    """The tricks the side of the second hand to play (four seats) takes for sure from the
+    current trick on, the leader's `led_card` on the table (`solvers.search.bounds.
+    second_hand`: the third hand an opponent who cannot ruff, the fourth a partner, and they
+    ruff or beat every card the third hand holds; with no trumps in play the winner then
+    cashes his other top cards)."""
+    for s in range(4):
+        cards[s] = 0
+    third, fourth = (second + 1) % 4, (second + 2) % 4
+    if side[third] == side[second] or side[fourth] != side[second]:
+        return 0
+    led = led_card >> 4
+    trumps = trump >= 0 and led != trump
+    ruff2 = trumps and hands[second, led] == 0 and hands[second, trump] != 0
+    ruff3 = trumps and hands[third, led] == 0 and hands[third, trump] != 0
+    ruff4 = trumps and hands[fourth, led] == 0 and hands[fourth, trump] != 0
+    if ruff3:
+        return 0
+    ruff = ruff2 or ruff4
+    high = top(hands[second, led] | hands[fourth, led])
+    by_rank = not ruff and high > max(led_card & 15, top(hands[third, led]))
+    if not (ruff or by_rank):
+        return 0
+    if not by_rank:
+        return 1
+    card = 1 << high
+    cards[led] = card
+    if trump >= 0:
+        for o in range(4):
+            if hands[o, trump] != 0:
+                return 1
+    winner = second if hands[second, led] & card else fourth
+    count = 1
+    for s in range(4):
+        rest = 0
+        for o in range(4):
+            if o != winner:
+                rest |= hands[o, s]
+        more = above(hands[winner, s] & ~(card if s == led else 0), rest)
+        cards[s] |= more
+        count += pop(more)
+    return count

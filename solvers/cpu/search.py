@@ -3,12 +3,11 @@
 
 The algorithm is the batched JAX search's (`solvers.search`), as DDS's: null-window searches
 ("does the side reach a total of `t`?") with fail-soft bounds, driven to the value by
-`solve_group`; at a trick's start the transposition table (partition search: an entry holds
-the suit lengths of every hand, the leader, and who holds the top `k[s]` cards of each suit
-that its result depends on: `table`), the leader's quick tricks and a side's master trumps; rank
-equivalence in the move generator and, once a card below every rank that mattered so far has
-been tried, its suit's other such cards; DDS's move ordering (`ordering`), the table's best
-move first and a killer move at each lead.
+`solve_group`. At a trick's start: the transposition table (partition search, `table`), the
+leader's quick tricks and a side's master trumps; at its second hand, the sure tricks of his
+side (four seats). Rank equivalence in the move generator and, once a card below every rank
+that mattered so far has been tried, its suit's other such cards; DDS's move ordering
+(`ordering`), the table's best move first and a killer move at each lead.
 
 Cards are codes `16 * suit + rank`, ranks 0.. rising in their suit (absolute ranks: the hands
 are never squeezed; the table works in relative ranks, which it computes from the live cards).
@@ -102,6 +101,7 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
     pat = np.zeros(4, np.int64)
     qc = np.zeros(4, np.int64)
     pr = np.zeros(5, np.int64)
+    scratch = np.zeros((3, 4), np.int64)
     flip = side[0] != 1
     d = root
     lead[d], cnt[d], taken[d], left[d] = lead0, root, taken0, left0
@@ -136,7 +136,7 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
                             key |= pop(hands[o, s]) << (4 * (4 * o + s))
                         live[s] = w
                     _pattern(hands, n, live, pat)
-                    table.probe(tt, key, lead[d], pat, flip, lf, pr)
+                    table.probe(tt, key, lead[d], pat, flip, lf, t - tk, pr)
                     lo_f, hi_f, lo_e, hi_e = pr[0], pr[1], pr[2], pr[3]
                     b = pr[4]
                     if b >= 0:
@@ -156,7 +156,7 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
                         for s in range(4):
                             rel[s] = _top_k(live[s], (ks >> (4 * s)) & 15)
                     if not decided:
-                        qt = bounds.quick_tricks(hands, n, me, trump, side, qc)
+                        qt = bounds.quick_tricks(hands, n, me, trump, side, qc, scratch)
                         if side[me] == 1 and tk + qt >= t:
                             ok, bound, decided = True, tk + qt, True
                         elif side[me] != 1 and tk + lf - qt < t:
@@ -169,6 +169,15 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
                             ok, bound, decided = True, tk + tops, True
                         elif side[holder] != 1 and tk + lf - tops < t:
                             ok, bound, decided = False, tk + lf - tops, True
+                        if decided:
+                            rel[:] = qc
+                elif c == 1 and n == 4:
+                    qt = bounds.second_hand(hands, me, mv[d - 1], trump, side, qc)
+                    if qt > 0:
+                        if side[me] == 1 and tk + qt >= t:
+                            ok, bound, decided = True, tk + qt, True
+                        elif side[me] != 1 and tk + lf - qt < t:
+                            ok, bound, decided = False, tk + lf - qt, True
                         if decided:
                             rel[:] = qc
                 if not decided:  # the candidates: legal, one of each rank-equivalent run

@@ -65,11 +65,11 @@ def head(tt, key, leader, create):
 
 
 @njit(nogil=True, cache=True)
-def probe(tt, key, leader, pat, flip, lf, out):
+def probe(tt, key, leader, pat, flip, lf, need, out):
     """The class's entries that answer for the position (holders from the top `pat`): out =
     [lo, hi, entry of lo, entry of hi, best move (16 * suit + place from the top; -1)], the
     bounds on the side's future tricks (`flip`: the side is not seat 0's; `lf` tricks
-    left)."""
+    left), read until one decides whether the side takes `need` more."""
     out[0], out[1], out[2], out[3], out[4] = 0, lf, -1, -1, -1
     i = head(tt, key, leader, False)
     if i < 0:
@@ -95,6 +95,8 @@ def probe(tt, key, leader, pat, flip, lf, out):
                 out[1], out[3] = ehi, e
             if out[4] < 0:
                 out[4] = ((v >> 16) & 255) - 1
+            if out[0] >= need or out[1] < need:
+                return
         e = nxt[e]
 
 
