@@ -370,14 +370,16 @@ def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt
         killer[:] = -1
         stats[:] = 0
         lo, hi = taken[i], taken[i] + left[i]
+        t = (lo + hi + 1) // 2
         while lo < hi:
-            t = (lo + hi + 1) // 2
             ok, bound = search(h, n, trump, side[i], mv, root, leader[i], taken[i], left[i],
                                t, tt, killer, stats)
             if ok:
                 lo = max(lo, min(bound, hi))
+                t = lo + 1
             else:
                 hi = min(hi, max(bound, lo))
+                t = hi
         values[i] = lo
         nodes[i, 0] = stats[0]
         nodes[i, 1] = stats[1]
