@@ -52,18 +52,14 @@ def _best(mv, start, count, trump):
 def _pattern(hands, n, live, pat):
     """Per suit, the holders of its live cards from the top, 2 bits each (pat: int64[4])."""
     for s in range(4):
-        x = live[s]
         p = 0
-        i = 0
-        while x:
-            b = top(x)
-            bit = 1 << b
-            x ^= bit
-            for o in range(n):
-                if hands[o, s] & bit:
-                    p |= o << (2 * i)
-                    break
-            i += 1
+        lv = live[s]
+        for o in range(1, n):
+            x = hands[o, s]
+            while x:
+                b = x & -x
+                x ^= b
+                p |= o << (2 * pop(lv & ~((b << 1) - 1)))
         pat[s] = p
 
 
@@ -98,7 +94,8 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
     cut = np.full(MAX_DEPTH, -1, np.int64)
     rel = np.zeros(4, np.int64)
     live = np.zeros(4, np.int64)
-    pat = np.zeros(4, np.int64)
+    pats = np.zeros((MAX_DEPTH, 4), np.int64)
+    keys = np.zeros(MAX_DEPTH, np.int64)
     qc = np.zeros(4, np.int64)
     pr = np.zeros(5, np.int64)
     scratch = np.zeros((3, 4), np.int64)
@@ -135,7 +132,9 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
                             w |= hands[o, s]
                             key |= pop(hands[o, s]) << (4 * (4 * o + s))
                         live[s] = w
+                    pat = pats[d]
                     _pattern(hands, n, live, pat)
+                    keys[d] = key
                     table.probe(tt, key, lead[d], pat, flip, lf, t - tk, pr)
                     lo_f, hi_f, lo_e, hi_e = pr[0], pr[1], pr[2], pr[3]
                     b = pr[4]
@@ -286,7 +285,7 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
         # decided: store (a trick's start decided by its children), then back to the parent
         if by_children and cnt[d] == 0:
             _store(hands, n, flip, lead[d], taken[d], left[d], ok, bound, rel, cut[d], tt, live,
-                   pat)
+                   pats[d], keys[d])
         if d == root:
             return ok, bound
         pd = d - 1
@@ -321,17 +320,15 @@ def search(hands, n, trump, side, mv, root, lead0, taken0, left0, t, tt, killer,
 
 
 @njit(nogil=True, cache=True)
-def _store(hands, n, flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat):
-    """The node's result for every position with its suit lengths, leader and holders of
-    the ranks `rel` (`table.store`), with the move that cut it off."""
-    key = 0
+def _store(hands, n, flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat, key):
+    """The node's result for every position with its suit lengths (`key`), leader and
+    holders of the ranks `rel` (`table.store`; `pat` the holders from the top), with the move
+    that cut it off."""
     for s in range(4):
         w = 0
         for o in range(n):
             w |= hands[o, s]
-            key |= pop(hands[o, s]) << (4 * (4 * o + s))
         live[s] = w
-    _pattern(hands, n, live, pat)
     ks = 0
     p0 = 0
     p1 = 0
