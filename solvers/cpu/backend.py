@@ -145,6 +145,8 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     the positions after its moves, in its deal's group. `threads`: workers (default: one
     per CPU core)."""
     positions = list(positions)
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
     for p in positions:
         check(p.rules)
     # the problems: (position index, move or None, the position to search)

@@ -127,3 +127,8 @@ def test_five_seats_of_plain_tricks_are_refused():
     five = dataclasses.replace(WHIST, game="whist_five", n=5, n_tricks=10, seat_names=())
     with pytest.raises(ValueError, match=r"5 seats \(Rules.n\): the cpu backend takes 2..4"):
         cpu.check(five)
+
+
+def test_bad_thread_count_is_refused():
+    with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
+        api.solve(_endings(WHIST, 1, seed=0, most=2), backend="cpu", threads=0)
