@@ -353,8 +353,9 @@ def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt
     """The values of problems of one deal and trump (their table shared): problem i has
     hands[i], side[i], the current trick trick[i, :trick_len[i]] led by leader[i], the side's
     total taken[i] and left[i] tricks not yet complete. Each is driven to its value by
-    null-window searches, each target halfway through the window the fail-soft bounds leave
-    (the table keeps the work between them). values[i] is its value, nodes[i, 0..1] its
+    null-window searches (MTD(f): the first target halfway, or the last problem's value with
+    as many tricks left, then just beyond the bound the last search gave; the table keeps the
+    work between them). values[i] is its value, nodes[i, 0..1] its
     nodes and nodes at a trick's start."""
     mv = np.zeros(MAX_DEPTH, np.int64)
     killer = np.full(MAX_DEPTH, -1, np.int64)
@@ -368,6 +369,11 @@ def solve_group(hands, n, trump, side, trick, trick_len, leader, taken, left, tt
         stats[:] = 0
         lo, hi = taken[i], taken[i] + left[i]
         t = (lo + hi + 1) // 2
+        if i > 0 and left[i] == left[i - 1]:  # start from the last problem's value
+            future = values[i - 1] - taken[i - 1]
+            if side[i, 0] != side[i - 1, 0]:
+                future = left[i] - future
+            t = min(max(taken[i] + future, lo + 1), hi)
         while lo < hi:
             ok, bound = search(h, n, trump, side[i], mv, root, leader[i], taken[i], left[i],
                                t, tt, killer, stats)
