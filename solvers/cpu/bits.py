@@ -12,31 +12,31 @@ POP = np.array([bin(x).count("1") for x in range(_W)], np.int64)
 TOP = np.array([x.bit_length() - 1 for x in range(_W)], np.int64)  # -1 for 0
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def pop(x):
     return POP[x & 0xFFFF]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def top(x):
     """The highest set bit's index, -1 for 0."""
     return TOP[x & 0xFFFF]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def low(x):
     """The lowest set bit's index, -1 for 0."""
     return TOP[(x & -x) & 0xFFFF]
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def above(words, rest):
     """The cards of `words` above every card of `rest` (one suit word each)."""
     shift = top(rest) + 1
     return (words >> shift) << shift
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def closure(w):
     """`w` with every rank above its lowest set bit set too (0 stays 0)."""
     if w == 0:

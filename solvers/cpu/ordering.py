@@ -15,7 +15,7 @@ from solvers.cpu.bits import low, pop, top
 TRUMP_BASE, LED_BASE = 32, 16  # a card's strength in a trick: base + rank (0: cannot win)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _holder(hands, me, word):
     """Which of me, LHO, partner, RHO (0..3) holds the top card of `word` (-1: none)."""
     if word == 0:
@@ -81,7 +81,7 @@ def _threat(hands, seat, led, trump):
     return 0
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _stronger(c, base, x):
     """The cards of `c` (one suit word of strength base + rank) stronger than `x`."""
     if base == 0:
@@ -134,7 +134,7 @@ def follow4(hands, me, count, led, trump, side, best_s, best_p, cand):
     return best
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _low_score(hands, me, s, led, trump):
     """A discard's preference: long suits, not from a guarded second or a bare top card."""
     if s == led or s == trump:

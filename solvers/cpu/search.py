@@ -25,7 +25,7 @@ from solvers.cpu.bits import closure, pop, top
 MAX_DEPTH = 64  # cards of a deal plus the trick a root may start within
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _strength(code, led, trump):
     s = code >> 4
     if s == trump:
@@ -63,7 +63,7 @@ def _pattern(hands, n, live, pat):
         pat[s] = p
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _top_k(word, k):
     """The closure of the top `k` cards of `word` (0 for k = 0)."""
     if k == 0:

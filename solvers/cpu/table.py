@@ -34,7 +34,7 @@ def next_generation(tt: tuple[np.ndarray, ...]) -> None:
     tt[7][0] = 0
 
 
-@njit(nogil=True, cache=True, inline="always")
+@njit(nogil=True, cache=True)
 def _hash(key, leader):
     h = (key ^ (leader << 60)) * -7046029254386353131
     return h ^ ((h >> 29) & 0x7FFFFFFFF)
