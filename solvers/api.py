@@ -5,7 +5,9 @@
     [sol] = solve([pos], all_moves=True)
     sol.value, sol.moves  # tricks for the side on lead; {action id: value}
 
-Positions are solved together by the batched JAX search (`solvers.search`), grouped by rules.
+Positions are solved together by the batched JAX search (`solvers.search`), grouped by rules,
+or (`backend="cpu"`, the default on a CPU-only jax for the rules it supports) by the compiled
+scalar search (`solvers.cpu`), one deal a thread.
 """
 
 from __future__ import annotations
@@ -115,9 +117,49 @@ def root_moves(positions: Sequence[Position]) -> list[list[int]]:
     return [sorted(classes) for classes in _root_classes(positions)]
 
 
+BACKENDS = ("auto", "cpu", "jax")
+
+
+def backend_of(positions: Sequence[Position], backend: str = "auto") -> str:
+    """The backend that solves `positions`: "cpu" (the compiled scalar search, `solvers.cpu`)
+    or "jax" (the batched search). "auto": cpu on a CPU-only jax when it supports every
+    position's rules, else jax; "cpu" refuses rules it does not support (ValueError naming
+    them)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend {backend!r}: want one of {', '.join(BACKENDS)}")
+    from solvers.cpu import backend as cpu
+
+    if backend == "cpu":
+        for rules in {p.rules for p in positions}:
+            cpu.check(rules)
+        return "cpu"
+    if backend == "jax":
+        return "jax"
+    import jax
+
+    on_cpu = jax.default_backend() == "cpu"
+    return "cpu" if on_cpu and all(cpu.supports(r) for r in {p.rules for p in positions}) \
+        else "jax"
+
+
+def _solve_cpu(positions: list[Position], all_moves: bool, windows, threads: int | None
+               ) -> list[Solution]:
+    from solvers.cpu import backend as cpu
+
+    out = []
+    for k, (value, moves, nodes, trick_nodes) in enumerate(
+            cpu.solve(positions, all_moves=all_moves, threads=threads)):
+        window = windows[k] if windows else None
+        if window is not None and value > window[1]:  # the exact value, as a window's
+            value = window[1]
+        out.append(Solution(value, moves, nodes, trick_nodes))
+    return out
+
+
 def solve(positions: Sequence[Position], *, all_moves: bool = False,
           windows: Sequence[tuple[int, int] | None] | None = None, lanes: int = 256,
-          tt_bits: int | None = None, threads: int | None = None) -> list[Solution]:
+          tt_bits: int | None = None, threads: int | None = None,
+          backend: str = "auto") -> list[Solution]:
     """Exact double-dummy values of `positions` (and of every legal move with `all_moves`).
     `windows[i] = (lo, hi)` saves searches when the value is known to lie within it, or
     checks that it does: the value comes back if lo <= value <= hi, else hi if above, at
@@ -128,8 +170,12 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     every thread would take more than `search.table_budget()`); `threads`: searches run
     side by side, each with its own lanes, on a share of the positions (default: one per CPU
     core on a CPU, else one). Positions of one deal and trump (other leaders or sides) are
-    solved one after another on one table, which they share (as DDS does across leaders)."""
+    solved one after another on one table, which they share (as DDS does across leaders).
+    `backend`: "auto", "cpu" or "jax" (`backend_of`); the cpu backend takes `threads` (one
+    deal a thread; default one per core) and ignores `lanes` and `tt_bits`."""
     positions = list(positions)
+    if positions and backend_of(positions, backend) == "cpu":
+        return _solve_cpu(positions, all_moves, windows, threads)
     out: list[Solution | None] = [None] * len(positions)
     for _, idx in _batches(positions).items():
         group = [positions[i] for i in idx]
@@ -201,16 +247,18 @@ def table_positions(deals: Sequence[Position]) -> list[Position]:
 
 
 def dd_tables(deals: Sequence[Position], *, lanes: int = 256, tt_bits: int | None = None,
-              threads: int | None = None) -> list[dict[str, dict[str, int]]]:
+              threads: int | None = None,
+              backend: str = "auto") -> list[dict[str, dict[str, int]]]:
     """The double-dummy table of each deal of plain tricks at four seats (bridge's; DDS's
     CalcDDtable): for every strain and every player as declarer, the tricks his side takes
     from now on, his left-hand opponent leading; strains and seats by the rules' names
     (`Rules.trump_name`, `seat_names`): `table["NT"]["S"]`, South declaring no trump. A
     deal's hands are read at a trick's start; its trump, leader and side are ignored. The
     20 searches of a strain's four leaders share their tables. `lanes`, `tt_bits`,
-    `threads`: as `solve`'s."""
+    `threads`, `backend`: as `solve`'s."""
     values = iter(sol.value for sol in solve(table_positions(deals), lanes=lanes,
-                                             tt_bits=tt_bits, threads=threads))
+                                             tt_bits=tt_bits, threads=threads,
+                                             backend=backend))
     out = []
     for deal in deals:
         left = deal.rules.n_tricks - deal.tricks_done

@@ -11,8 +11,15 @@ counts as nodes: the table compares the two searches' sizes on the same position
 `tables` > 0, also the double-dummy tables of that many random whole deals (every strain and
 declarer: `api.dd_tables`, against DDS's CalcDDtable).
 
+CPU backend (`cpu=1`, the default): the compiled scalar search (`solvers.cpu`) on the same whist
+positions, one solve at a time on one thread (solves/s, the 99th percentile of a solve's time)
+and all of them on every core (`threads`; one deal a thread); its first call in the process
+(numba's compile, or the load of its cached machine code) is timed apart. `jax=0` skips the
+JAX search's rows (whole deals take it minutes).
+
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0), threads (0), tables (0); 0 deals / gonin_deals skip those rows;
+gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1); 0 deals / gonin_deals
+skip those rows;
 `--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
 `gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
 heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
@@ -26,6 +33,7 @@ import random
 import time
 
 import jax
+import numpy as np
 
 from kanjax.cli import set_flags
 from solvers import api, search
@@ -34,7 +42,7 @@ from solvers.dds import BRIDGE
 from solvers.position import Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
-            "seed": 0, "threads": 0, "tables": 0}
+            "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -71,10 +79,36 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
     return out
 
 
+def _cpu_timed(positions: list[Position], threads: int) -> dict:
+    """The CPU backend on `positions`: its first call (compile or cache load, on another
+    position), then one solve at a time on one thread, then all on `threads` threads."""
+    t = time.perf_counter()
+    api.solve(whist_positions(1, 5, 12345), backend="cpu", threads=1)
+    first = time.perf_counter() - t
+    times, sols = [], []
+    for p in positions:
+        t = time.perf_counter()
+        sols += api.solve([p], backend="cpu", threads=1)
+        times.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    every = api.solve(positions, backend="cpu", threads=threads)
+    dt_all = time.perf_counter() - t
+    dt = sum(times)
+    nodes = sum(s.nodes for s in sols)
+    return {"first_call_seconds": first, "seconds": dt, "solves_per_s": len(positions) / dt,
+            "p50_seconds": float(np.percentile(times, 50)),
+            "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
+            "nodes": nodes, "nodes_per_s": nodes / dt,
+            "trick_nodes_per_solve": sum(s.trick_nodes for s in sols) / len(sols),
+            "all_cores_seconds": dt_all, "all_cores_solves_per_s": len(positions) / dt_all,
+            "values": [s.value for s in sols],
+            "agree_all_cores": [s.value for s in every] == [s.value for s in sols]}
+
+
 def _timed(positions: list[Position], lanes: int, threads: int) -> dict:
     api.warm_up(positions, lanes=lanes, threads=threads)
     t = time.perf_counter()
-    sols = api.solve(positions, lanes=lanes, threads=threads)
+    sols = api.solve(positions, lanes=lanes, threads=threads, backend="jax")
     dt = time.perf_counter() - t
     nodes = sum(s.nodes for s in sols)
     return {"positions": len(positions), "seconds": dt, "solves_per_s": len(positions) / dt,
@@ -109,7 +143,7 @@ def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool
     and, with `baseline`, DDS's CalcDDtable (after a warm-up table), tables a second."""
     api.warm_up(api.table_positions(deals), lanes=lanes, threads=threads)
     t = time.perf_counter()
-    tables = api.dd_tables(deals, lanes=lanes, threads=threads)
+    tables = api.dd_tables(deals, lanes=lanes, threads=threads, backend="jax")
     out = {"deals": len(deals), "seconds": time.perf_counter() - t}
     out["tables_per_s"] = len(deals) / out["seconds"]
     if baseline:
@@ -126,23 +160,35 @@ def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool
 
 
 def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
-                 seed: int, threads: int = 0, tables: int = 0, baseline: bool = True) -> dict:
+                 seed: int, threads: int = 0, tables: int = 0, baseline: bool = True,
+                 cpu: int = 1, jax: int = 1) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
     result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
-    if deals:
+    if deals and jax:
         result["whist"] = _timed(whist_positions(deals, cards, seed), lanes, threads)
+    if deals and cpu:
+        result["cpu"] = _cpu_timed(whist_positions(deals, cards, seed), threads)
     if deals and baseline:
         dds = result["dds"] = _dds_timed(whist_positions(deals, cards, seed), cards, seed)
-        same = dds.pop("values") == result["whist"]["values"]
-        result["agree"] = dds.pop("agree_all_cores") and same
-        result["ratio"] = result["whist"]["solves_per_s"] / dds["solves_per_s"]
-        result["ratio_all_cores"] = (result["whist"]["solves_per_s"]
-                                     / dds["all_cores_solves_per_s"])
-    if gonin_deals:
+        want = dds.pop("values")
+        agree = dds.pop("agree_all_cores")
+        if "whist" in result:
+            result["agree"] = agree and want == result["whist"]["values"]
+            result["ratio"] = result["whist"]["solves_per_s"] / dds["solves_per_s"]
+            result["ratio_all_cores"] = (result["whist"]["solves_per_s"]
+                                         / dds["all_cores_solves_per_s"])
+        if "cpu" in result:
+            c = result["cpu"]
+            c["agree"] = agree and c.pop("agree_all_cores") and want == c["values"]
+            c["ratio"] = c["solves_per_s"] / dds["solves_per_s"]
+            c["ratio_all_cores"] = c["all_cores_solves_per_s"] / dds["all_cores_solves_per_s"]
+    for r in ("whist", "cpu"):
+        result.get(r, {}).pop("values", None)
+    if gonin_deals and jax:
         result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes,
                                      threads)
-    if tables:
+    if tables and jax:
         result["tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes, threads,
                                         baseline)
     return result
@@ -156,6 +202,13 @@ def format_bench(r: dict) -> str:
         rows.append(f"| whist ({r['cards']} cards a hand) | {jax_name} | "
                     f"{w['solves_per_s']:.2f} | {w['nodes_per_s']:,.0f} | "
                     f"{w['trick_nodes_per_solve']:,.0f} |")
+    if "cpu" in r:
+        c = r["cpu"]
+        rows.append(f"| whist ({r['cards']} cards a hand) | cpu backend, 1 thread | "
+                    f"{c['solves_per_s']:.2f} | {c['nodes_per_s']:,.0f} | "
+                    f"{c['trick_nodes_per_solve']:,.0f} |")
+        rows.append(f"| whist ({r['cards']} cards a hand) | cpu backend, {r['threads']} "
+                    f"threads | {c['all_cores_solves_per_s']:.2f} | | |")
     if "dds" in r:
         rows.append(f"| whist ({r['cards']} cards a hand) | DDS (endplay), 1 thread | "
                     f"{r['dds']['solves_per_s']:.2f} | | "
@@ -180,6 +233,14 @@ def format_bench(r: dict) -> str:
         out += (f"\n\nJAX / DDS: {r['ratio']:.3f}x against DDS on one thread, "
                 f"{r['ratio_all_cores']:.3f}x against DDS on every core (values agree: "
                 f"{r['agree']})")
+    if "cpu" in r:
+        c = r["cpu"]
+        out += (f"\n\ncpu backend: a solve's time p50 {c['p50_seconds']:.4f} s, p99 "
+                f"{c['p99_seconds']:.3f} s, max {c['max_seconds']:.3f} s (one thread); first "
+                f"call (numba compile or cache load) {c['first_call_seconds']:.1f} s")
+        if "ratio" in c:
+            out += (f"\n\ncpu / DDS: {c['ratio']:.3f}x on one thread, "
+                    f"{c['ratio_all_cores']:.3f}x on every core (values agree: {c['agree']})")
     if "ratio" in r.get("tables", {}):
         out += (f"\n\nDouble-dummy tables (20 solves each), JAX / DDS: "
                 f"{r['tables']['ratio']:.4f}x (values agree: {r['tables']['agree']})")

@@ -35,14 +35,15 @@ def _leader(leader):
 
 def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
                all_moves: bool = False, contracts: bool = False, threads: int | None = None,
-               **flags) -> dict:
+               backend: str = "auto", **flags) -> dict:
     """The JSON-ready answer for one deal string (or PBN deal): value, side, player to act,
     optionally every move's value, the game's contracts, and the open choices weighed."""
     env = convert.deal_env(text, game, **flags)
     options = env.trick_choices(text, trump=trump, leader=_leader(leader))
     states = [convert.deal_state(text, env.name, **o, **flags) for o in options]
     found = [convert.from_state(e, state) for e, state in states]
-    sols = api.solve([p for p, _ in found], all_moves=all_moves, threads=threads)
+    sols = api.solve([p for p, _ in found], all_moves=all_moves, threads=threads,
+                     backend=backend)
     best = max(range(len(sols)), key=lambda i: sols[i].value)
     (pos, players), sol = found[best], sols[best]
     out = {"game": env.name, "value": sol.value,
@@ -101,12 +102,13 @@ def _solve_batch(args, flags: dict) -> None:
         except ValueError as err:
             raise ValueError(f"{args.batch}: deal {i + 1}: {err}") from err
     if args.table:  # a column per strain and declarer: NT_N, NT_E, ..., C_W
-        tables = api.dd_tables(positions, threads=args.threads)
+        tables = api.dd_tables(positions, threads=args.threads, backend=args.backend)
         cols = {"deal": deals} | {f"{strain}_{seat}": [t[strain][seat] for t in tables]
                                   for strain, row in tables[0].items() for seat in row}
         _write(cols, args)
         return
-    sols = api.solve(positions, all_moves=args.all_moves, threads=args.threads)
+    sols = api.solve(positions, all_moves=args.all_moves, threads=args.threads,
+                     backend=args.backend)
     cols = {"deal": deals, "value": [s.value for s in sols], "nodes": [s.nodes for s in sols],
             "trick_nodes": [s.trick_nodes for s in sols]}
     if args.all_moves:
@@ -136,13 +138,13 @@ def _solve(args) -> None:
         raise ValueError("give a deal string (or --batch FILE)")
     if args.table:
         pos = _table_deal(args.deal, args.game, **flags)
-        [table] = api.dd_tables([pos], threads=args.threads)
+        [table] = api.dd_tables([pos], threads=args.threads, backend=args.backend)
         print(json.dumps({"game": pos.rules.game, "table": table}) if args.json
               else "\n".join(_table_rows(table)))
         return
     out = solve_deal(args.deal, args.game, trump=args.trump, leader=args.leader,
                      all_moves=args.all_moves, contracts=args.contracts,
-                     threads=args.threads, **flags)
+                     threads=args.threads, backend=args.backend, **flags)
     if args.json:
         print(json.dumps(out))
         return
@@ -177,6 +179,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="searches side by side, each on a share of "
                                                "the problems (default: one per CPU core on a "
                                                "CPU)")
+    p.add_argument("--backend", choices=api.BACKENDS, default="auto",
+                   help="the search: cpu (compiled scalar search, one deal a thread), jax "
+                   "(batched search, for accelerators), auto (cpu on a CPU-only jax where it "
+                   "supports the rules; default)")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="an env flag (repeatable), e.g. --set players=6")
     p.set_defaults(fn=_solve)

@@ -1,5 +1,6 @@
 """`kanjax bench solver` (`solvers.bench`) on a small workload: its fields, its table, and the
-JAX search's values equal to DDS's (single-thread and every-core runs alike)."""
+JAX search's and the cpu backend's values equal to DDS's (single-thread and every-core runs
+alike)."""
 
 import pytest
 
@@ -17,7 +18,9 @@ def test_bench_solver_reports_both_solvers():
     for k in ("solves_per_s", "all_cores_solves_per_s", "trick_nodes_per_solve"):
         assert r["dds"][k] > 0
     assert r["ratio"] == r["whist"]["solves_per_s"] / r["dds"]["solves_per_s"]
+    assert r["cpu"]["agree"] and r["cpu"]["p99_seconds"] > 0 and r["cpu"]["ratio"] > 0
     table = bench.format_bench(r)
+    assert "cpu backend, 2 threads" in table and "cpu / DDS:" in table
     assert "JAX, 2 x 16 lanes" in table and "DDS (endplay), every core" in table
     assert "against DDS on one thread" in table
     # a double-dummy table (each seat a whole suit: quick to solve), as `tables=1` times one

@@ -90,7 +90,7 @@ def sample(name: str, count: int, seed: int) -> list[Position]:
 @pytest.fixture(scope="module", params=sorted(GAMES))
 def solved(request):
     positions = sample(request.param, 48, seed=7)
-    return positions, api.solve(positions, all_moves=True, lanes=16, tt_bits=8)
+    return positions, api.solve(positions, all_moves=True, lanes=16, tt_bits=8, backend="jax")
 
 
 def test_values_and_every_move_equal_the_reference(solved):
@@ -107,7 +107,7 @@ def test_a_window_resolves_the_value_only_within_it(solved):
     shifts = [(-1, 1), (0, 0), (1, 3), (-3, -1), (-2, 2)]
     windows = [(s.value + a, s.value + b)
                for s, (a, b) in zip(solutions, itertools.cycle(shifts))]
-    got = api.solve(positions, windows=windows, lanes=16, tt_bits=8)
+    got = api.solve(positions, windows=windows, lanes=16, tt_bits=8, backend="jax")
     for pos, sol, (lo, hi), g in zip(positions, solutions, windows, got, strict=True):
         v = sol.value
         if lo <= v <= hi:
@@ -184,7 +184,7 @@ def test_a_deal_group_shares_its_table(solved):
         if not pos.trick:
             variants += [dataclasses.replace(pos, leader=s) for s in range(pos.rules.n)]
     assert len(set(api._same_deal(variants))) < len(variants) <= 256  # one compile
-    got = api.solve(variants, lanes=16, tt_bits=8)
+    got = api.solve(variants, lanes=16, tt_bits=8, backend="jax")
     assert [s.value for s in got] == [ref.value(p) for p in variants]
 
 
@@ -300,7 +300,7 @@ def test_first_move_of_a_whole_gambari_deal():
     """The deal's very first move, every move valued (a whole 30-card Gambari deal)."""
     rng = random.Random(3)
     positions = [random_deal(GAMES["gambari_kan"], rng) for _ in range(2)]
-    for pos, sol in zip(positions, api.solve(positions, all_moves=True, lanes=16),
+    for pos, sol in zip(positions, api.solve(positions, all_moves=True, lanes=16, backend="jax"),
                         strict=True):
         assert sol.value == ref.value(pos)
         assert sol.moves == ref.move_values(pos)

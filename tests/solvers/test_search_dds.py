@@ -56,7 +56,7 @@ def endings(deals: int, cards: int, seed: int) -> list[Position]:
 
 
 def check(positions: list[Position]) -> None:
-    solved = api.solve(positions, lanes=32)
+    solved = api.solve(positions, lanes=32, backend="jax")
     mism = [(p, s.value, dds_value(p)) for p, s in zip(positions, solved, strict=True)
             if s.value != dds_value(p)]
     assert not mism, mism[:3]
@@ -88,7 +88,7 @@ def test_dd_table_of_one_suit_a_hand_equals_dds():
     """Each seat holds a whole suit: the side holding the trumps takes every trick; at no
     trump, the declarer's left-hand opponent leads his suit and takes every trick."""
     deal = from_pbn(SUITS, "NT", "N")
-    [table] = api.dd_tables([deal])
+    [table] = api.dd_tables([deal], backend="jax")
     assert table == dds_table(deal)
     assert table["NT"] == {"N": 0, "E": 0, "S": 0, "W": 0}
     assert table["S"] == table["D"] == {"N": 13, "E": 0, "S": 13, "W": 0}
@@ -98,7 +98,7 @@ def test_dd_tables_of_endings_equal_dds():
     """Tables of 7-card endings: the declarer's tricks are what is left after his left-hand
     opponent's side's (DDS, one SolveBoard a strain and leader)."""
     deals = endings(5, 7, seed=6)[::20]  # 25 groups: `check`'s searcher
-    for deal, table in zip(deals, api.dd_tables(deals, lanes=32), strict=True):
+    for deal, table in zip(deals, api.dd_tables(deals, lanes=32, backend="jax"), strict=True):
         for strain, row in table.items():
             for k, seat in enumerate(SEATS):
                 leader = (k + 1) % 4
@@ -113,7 +113,8 @@ def test_every_move_equals_dds_mid_trick():
     rng = random.Random(0)
     positions = [ref.play(p, rng.choice(ref.legal_moves(p))) for p in positions]
     positions = [dataclasses.replace(p, taken=0, taken_other=0) for p in positions]
-    for p, s in zip(positions, api.solve(positions, all_moves=True, lanes=16), strict=True):
+    for p, s in zip(positions, api.solve(positions, all_moves=True, lanes=16, backend="jax"),
+                    strict=True):
         assert s.moves == dds_move_values(p)
 
 
@@ -149,4 +150,4 @@ def test_whole_deal_tables_equal_dds():
 
     rng = np.random.default_rng(7)
     deals = [random_whist_position(rng, -1, 0) for _ in range(3)]
-    assert api.dd_tables(deals) == [dds_table(d) for d in deals]
+    assert api.dd_tables(deals, backend="jax") == [dds_table(d) for d in deals]
