@@ -67,12 +67,16 @@ def test_windows_clip_as_the_jax_search_does():
         assert g == v if lo <= v <= hi else (g == hi if v > hi else g <= lo)
 
 
-def test_whole_deals_equal_dds_every_strain_and_leader():
+@pytest.mark.parametrize("deals", [pytest.param(4, id="4"),
+                                   pytest.param(100, id="100", marks=pytest.mark.slow)])
+def test_whole_deals_equal_dds_every_strain_and_leader(deals):
+    """Whole deals, 5 strains x 4 leaders each: 4 deals in the default run (its time
+    budget), 100 under `-m slow`."""
     pytest.importorskip("endplay")
     from solvers.dds import dds_solve_all
     from tests.solvers.test_search_dds import endings
 
-    positions = endings(20, 13, seed=5)  # 20 whole deals, 5 strains x 4 leaders each
+    positions = endings(deals, 13, seed=5)
     got = api.solve(positions, backend="cpu")
     assert [s.value for s in got] == dds_solve_all(positions)
 
