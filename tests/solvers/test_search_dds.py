@@ -63,7 +63,7 @@ def check(positions: list[Position]) -> None:
 
 
 def test_values_equal_dds_every_strain_and_leader():
-    check(endings(20, 7, seed=1))
+    check(endings(10, 7, seed=1))
 
 
 def test_a_strains_leaders_share_a_table():
