@@ -43,7 +43,7 @@ from kanjax import meld
 from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
 from kanjax.cards import Deal, format_deal
 from kanjax.envs import cq_spec as cq
-from kanjax.envs.deal_fields import read_deal
+from kanjax.envs.deal_fields import deck_places, read_deal
 from kanjax.envs.layout import Layout
 from kanjax.jaxutil import tree_where, update_lanes
 
@@ -411,18 +411,12 @@ class ConquianEnv(Env):
         stock = d.section("stock")
         if stock is None or len(stock) != cq.STOCK_SIZE:
             raise ValueError("deal needs a stock section of 20 cards: '| stock: <cards>'")
-        place = np.full(N, -1, np.int64)
         for q, hand in enumerate(d.hands):
             if len(hand) != cq.HAND_SIZE:
                 raise ValueError(f"hand {q + 1} has {len(hand)} cards: want 10")
-            for i, c in enumerate(hand):
-                if place[c] >= 0:
-                    raise ValueError(f"card {self.card_deck.token(c)} is dealt twice")
-                place[c] = 2 * i + q
-        for i, c in enumerate(stock):
-            if place[c] >= 0:
-                raise ValueError(f"card {self.card_deck.token(c)} is dealt twice")
-            place[c] = 2 * cq.HAND_SIZE + i
+        place = deck_places(self.card_deck, [
+            *((c, 2 * i + q) for q, hand in enumerate(d.hands) for i, c in enumerate(hand)),
+            *((c, 2 * cq.HAND_SIZE + i) for i, c in enumerate(stock))])
         return self.jitted("_start")(jnp.asarray(place, jnp.int32), jnp.int32(dealer))
 
     def deal_string(self, state: CqState) -> str:

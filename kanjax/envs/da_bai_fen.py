@@ -40,7 +40,7 @@ from kanjax import trick as tk
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dbf_spec as ds
 from kanjax.envs import dealing
-from kanjax.envs.deal_fields import read_deal
+from kanjax.envs.deal_fields import deck_places, read_deal
 from kanjax.envs.layout import Layout
 from kanjax.envs.match import MatchEnv, MatchState
 from kanjax.jaxutil import tree_where
@@ -772,18 +772,13 @@ class DbfEnv(MatchEnv):
         kitty = d.section("kitty")
         if kitty is None or len(kitty) != ds.KITTY_SIZE:
             raise ValueError("deal needs a kitty section of 6 cards: '| kitty: <cards>'")
-        place = np.full(N, -1, np.int64)
         for seat, hand in enumerate(d.hands):
             if len(hand) != ds.HAND_SIZE:
                 raise ValueError(f"hand of seat {seat} has {len(hand)} cards: want 12")
-            for i, c in enumerate(hand):
-                if place[c] >= 0:
-                    raise ValueError(f"card {ds.DECK.token(c)} is dealt twice")
-                place[c] = 4 * i + (seat - starter) % 4
-        for i, c in enumerate(kitty):
-            if place[c] >= 0:
-                raise ValueError(f"card {ds.DECK.token(c)} is dealt twice")
-            place[c] = ds.NUM_DRAWN + i
+        place = deck_places(ds.DECK, [
+            *((c, 4 * i + (seat - starter) % 4) for seat, hand in enumerate(d.hands)
+              for i, c in enumerate(hand)),
+            *((c, ds.NUM_DRAWN + i) for i, c in enumerate(kitty))])
         s = self.jitted("_start_from")(
             jnp.asarray(place, jnp.int32), jnp.int32(kind), jnp.int32(starter),
             jnp.int32(declaring), jnp.asarray(levels, jnp.int32), jnp.int32(played))

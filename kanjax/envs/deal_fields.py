@@ -5,7 +5,9 @@ with checked conversions. A game's `from_deal` then checks its hands and its own
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from kanjax import cards as cards_mod
 
@@ -58,3 +60,14 @@ def read_deal(text: str, game: str, deck: cards_mod.Deck, fields: Sequence[str],
         if names.count(name) > 1:
             raise ValueError(f"deal section {name!r} given twice")
     return d, DealFields(d.fields)
+
+
+def deck_places(deck: cards_mod.Deck, placed: Iterable[tuple[int, int]]) -> np.ndarray:
+    """int64[deck ids]: each card's place in a deck order from (card, place) pairs, -1 for
+    cards not given; a card given twice raises ValueError naming it."""
+    place = np.full(deck.num_ids, -1, np.int64)
+    for c, k in placed:
+        if place[c] >= 0:
+            raise ValueError(f"card {deck.token(c)} is dealt twice")
+        place[c] = k
+    return place

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import jax
@@ -175,6 +176,21 @@ def run_differential(adapter: Adapter, game: str, flags: dict, seed: int,
         for a in taken:
             if a in fired:
                 fired[a] += 1
+    return steps, fired
+
+
+def run_counted(adapter: Adapter, game: str, flags: dict, seeds, chunk: int,
+                branches: Callable[[Trajectories], dict[str, int]]) -> tuple[int, dict[str, int]]:
+    """Play `chunk` random matches of one config per seed through both; returns the steps
+    compared and the game's `branches(trajectories)` counts (rare branches fired), summed."""
+    runner = _runner(adapter, game, tuple(sorted(flags.items())))
+    steps, fired = 0, {}
+    for seed in seeds:
+        traj = runner.play(seed, chunk)
+        for g in range(chunk):
+            steps += compare_game(adapter, runner.env, traj, g)[0]
+        for k, v in branches(traj).items():
+            fired[k] = fired.get(k, 0) + v
     return steps, fired
 
 

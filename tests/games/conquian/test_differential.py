@@ -84,15 +84,7 @@ def branches(traj: hd.Trajectories) -> dict[str, int]:
 
 
 def run(flags: dict, seeds, chunk: int) -> tuple[int, dict[str, int]]:
-    runner = hd._runner(ADAPTER, "conquian", tuple(sorted(flags.items())))
-    steps, fired = 0, {}
-    for seed in seeds:
-        traj = runner.play(seed, chunk)
-        for g in range(chunk):
-            steps += hd.compare_game(ADAPTER, runner.env, traj, g)[0]
-        for k, v in branches(traj).items():
-            fired[k] = fired.get(k, 0) + v
-    return steps, fired
+    return hd.run_counted(ADAPTER, "conquian", flags, seeds, chunk, branches)
 
 
 @pytest.mark.parametrize("game,flags,deals", CONFIGS, ids=lambda v: str(v))
