@@ -87,10 +87,6 @@ class CqState(State):
     _w: Array
 
 
-def _words(cards: Array) -> Array:
-    return meld.words(cards)
-
-
 def _shuffled(key: Array) -> Array:
     """A uniform deck order: each card's place (CQ-5)."""
     return jnp.argsort(jax.random.permutation(key, N))
@@ -98,7 +94,7 @@ def _shuffled(key: Array) -> Array:
 
 def _one_card(card: Array) -> Array:
     """int32[4] words of one card id (none for -1)."""
-    return _words((IDS == card) & (card >= 0))
+    return meld.words((IDS == card) & (card >= 0))
 
 
 class ConquianEnv(Env):
@@ -134,9 +130,9 @@ class ConquianEnv(Env):
         `layoffs`, every `layoff x` is left False (`step_batch` adds them, see there)."""
         hand = loc == cq.LOC_HAND + cur
         phase = g["phase"]
-        sel = _words(picked)
-        req = _words(loc == cq.LOC_MELD + cur) | _one_card(g["exposed"]) | sel
-        ok, usable = meld.cover(req, _words(hand) & ~sel)
+        sel = meld.words(picked)
+        req = meld.words(loc == cq.LOC_MELD + cur) | _one_card(g["exposed"]) | sel
+        ok, usable = meld.cover(req, meld.words(hand) & ~sel)
         face = phase == cq.PHASE_FACE
         refuse = face & ~g["forced"].astype(bool) & ~picked.any()
         discard = hand & ((phase == cq.PHASE_DISCARD) | (phase == cq.PHASE_FORCED_DISCARD))
@@ -153,7 +149,7 @@ class ConquianEnv(Env):
         melds, while the opponent holds a card (CQ-16): one check per hand card."""
         hand = loc == cq.LOC_HAND + cur
         slots = jnp.nonzero(hand, size=cq.HAND_SIZE, fill_value=N)[0]
-        onto = _words(loc == cq.LOC_MELD + 1 - cur)
+        onto = meld.words(loc == cq.LOC_MELD + 1 - cur)
         fits = meld.partitionable(jax.vmap(_one_card)(slots) | onto)
         fits = jnp.zeros(N, bool).at[slots].max(fits, mode="drop")
         return fits & (loc == cq.LOC_HAND + 1 - cur).any()

@@ -59,6 +59,18 @@ class Adapter(Protocol):
         """The engine summary `s` as the reference states it (e.g. a set sorted)."""
 
 
+def plain_facts(s: dict, bools: tuple[str, ...]) -> dict:
+    """An engine summary as a reference states it: the `bools` keys as bool, a staged
+    `selection` (bool per card) as the sorted card ids (docs/turns.md)."""
+    out = dict(s)
+    for k in bools:
+        if k in out:
+            out[k] = bool(out[k])
+    if "selection" in s:
+        out["selection"] = [c for c, x in enumerate(s["selection"]) if x]
+    return out
+
+
 @dataclasses.dataclass
 class Trajectories:
     """Per step t (0 = after init) and game g: the summary, and the action taken at t."""

@@ -12,6 +12,7 @@ import numpy as np
 
 from kanjax.envs import cq_spec as cq
 from kanjax.reference.conquian import CqRef, pot_settlement
+from tests.harness import differential as hd
 
 SCALARS = ("phase", "current_player", "dealer", "exposed", "refusal", "stock_left",
            "outcome", "winner", "pot", "dealt")
@@ -81,12 +82,7 @@ class CqAdapter:
         return ("outcome", "winner", "location", "pot")
 
     def engine_facts(self, s: dict) -> dict:
-        out = dict(s)
-        for k in BOOLS:
-            if k in out:
-                out[k] = bool(out[k])
-        if "selection" in s:
-            out["selection"] = [c for c, x in enumerate(s["selection"]) if x]
+        out = hd.plain_facts(s, BOOLS)
         return out
 
 

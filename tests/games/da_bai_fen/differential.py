@@ -11,6 +11,7 @@ import numpy as np
 
 from kanjax.envs import dbf_spec as ds
 from kanjax.reference.da_bai_fen import DbfRef
+from tests.harness import differential as hd
 
 SCALARS = ("phase", "current_player", "hands_played", "hand_kind", "declaring", "trump_level",
            "trump_suit", "starter", "leader", "exposer", "exposed", "drawn", "turned",
@@ -63,12 +64,7 @@ class DbfAdapter:
         return ("levels", "winner", "hands_played", "outcome", "P", "last_points")
 
     def engine_facts(self, s: dict) -> dict:
-        out = dict(s)
-        for k in BOOLS:
-            if k in out:
-                out[k] = bool(out[k])
-        if "selection" in s:
-            out["selection"] = [c for c, x in enumerate(s["selection"]) if x]
+        out = hd.plain_facts(s, BOOLS)
         if "trick" in s:
             seat = s["trick"]
             lead = s["trick_leader"]
