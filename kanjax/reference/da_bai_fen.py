@@ -294,6 +294,7 @@ class DbfRef:
         self.last_protected = 0  # ... its V9 protected points
         self.last_kitty: list[int] = []  # ... and its kitty
         self.turn_done = True
+        self._legal: list[int] | None = None  # legal_actions(), until the next deal or step
         self._new_hand(FIRST_HAND, self.cfg.first_starter, -1)  # DBF-15, DBF-43
 
     # ---- hand setup -----------------------------------------------------------------------
@@ -339,6 +340,7 @@ class DbfRef:
         self.order = order
         self.kitty = order[NUM_DRAWN:]  # kept in that order, face down
         self._continue_draw()
+        self._legal = None
 
     # ---- the draw and exposures (DBF-11..16, DBF-22, DBF-43) -------------------------------
     def ranking(self) -> Ranking:
@@ -596,7 +598,12 @@ class DbfRef:
 
     def legal_actions(self) -> list[int]:
         """Sorted legal action ids of the current player; [] while a deal is awaited or after
-        the end."""
+        the end. Kept until the next `deal` or `step` (the harness asks twice a step)."""
+        if self._legal is None:
+            self._legal = self._legal_now()
+        return self._legal
+
+    def _legal_now(self) -> list[int]:
         ph = self.phase
         if ph in (PHASE_DRAW, PHASE_FINAL_PASS):
             return [EXPOSE + s for s in self._exposable_suits(self.to_act)] + [PASS]
@@ -719,6 +726,7 @@ class DbfRef:
             self.turn_done = bool(self.trick) and len(self.selection) == len(self.trick[0][1])
             if self.turn_done:
                 self._close_play()
+        self._legal = None
 
     apply = step  # the name the differential harness (tests/harness/differential.py) calls
 
@@ -749,4 +757,5 @@ class DbfRef:
         ref.hands, ref.kitty, ref.points = hands, sorted(kitty), list(points)
         ref.drawn, ref.final_index, ref.claim_index = NUM_DRAWN, NUM_PLAYERS, NUM_PLAYERS
         ref._start_trick(leader if to_lead is None else to_lead)
+        ref._legal = None
         return ref

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import jax
@@ -77,6 +78,37 @@ class Trajectories:
 
     summaries: list[dict[str, np.ndarray]]
     actions: list[np.ndarray]
+    _plain: dict = dataclasses.field(default_factory=dict, repr=False)
+
+    def plain(self, t: int, key: str) -> list:
+        """Step t's `key` as Python values, one entry per game, converted once for the whole
+        batch (the legal mask as each game's sorted legal action ids)."""
+        if (t, key) not in self._plain:
+            value = self.summaries[t][key]
+            if key == "legal_action_mask":
+                games, actions = np.nonzero(value)
+                ends = np.searchsorted(games, np.arange(value.shape[0] + 1)).tolist()
+                actions = actions.tolist()
+                self._plain[t, key] = [actions[a:b] for a, b in itertools.pairwise(ends)]
+            else:
+                self._plain[t, key] = value.tolist()
+        return self._plain[t, key]
+
+
+class GameView(Mapping):
+    """Game g's summary at step t, as numpy values read on access (for an adapter's `feed`)."""
+
+    def __init__(self, traj: Trajectories, g: int, t: int):
+        self._summary, self._g = traj.summaries[t], g
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._summary[key][self._g]
+
+    def __iter__(self):
+        return iter(self._summary)
+
+    def __len__(self) -> int:
+        return len(self._summary)
 
 
 class EngineRunner:
@@ -122,24 +154,21 @@ class EngineRunner:
         return Trajectories(summaries, actions)
 
 
-def _game_view(traj: Trajectories, g: int, t: int) -> dict:
-    return {k: v[g] for k, v in traj.summaries[t].items()}
-
-
-def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> dict:
-    """Check the engine summary `s` against the reference's facts (returned)."""
+def _compare(adapter: Adapter, env: Env, ref, traj: Trajectories, g: int, t: int,
+             where: str) -> dict:
+    """Check game g's engine summary at step t against the reference's facts (returned)."""
     r = adapter.facts(ref)
-    if bool(s["terminated"]):  # after the match, only the results are defined
+    legal = traj.plain(t, "legal_action_mask")[g]
+    if traj.plain(t, "terminated")[g]:  # after the match, only the results are defined
         assert r["terminal"], f"{where}: engine terminal, reference not"
-        assert s["legal_action_mask"].all(), f"{where}: terminal mask not all True"
+        assert len(legal) == env.num_actions, f"{where}: terminal mask not all True"
         keys = adapter.final(env)
     else:
         assert not r["terminal"], f"{where}: reference terminal, engine not"
-        legal = np.flatnonzero(s["legal_action_mask"]).tolist()
         assert legal == r["legal_actions"], (
             f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}")
         keys = adapter.compared(env)
-    e = adapter.engine_facts({k: s[k].tolist() for k in keys})
+    e = adapter.engine_facts({k: traj.plain(t, k)[g] for k in keys})
     for key in keys:
         assert e[key] == r[key], f"{where}: {key} differs: engine {e[key]}, reference {r[key]}"
     return r
@@ -148,24 +177,23 @@ def _compare(adapter: Adapter, env: Env, ref, s: dict, where: str) -> dict:
 def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tuple[int, list]:
     """Replay game g of `traj` through the reference; returns the number of steps compared
     and the actions taken."""
-    s = _game_view(traj, g, 0)
+    s = GameView(traj, g, 0)
     ref = adapter.reference(env, s)
     adapter.feed(ref, s)
-    _compare(adapter, env, ref, s, f"game {g} after init")
-    scores = np.zeros(env.num_players)
+    _compare(adapter, env, ref, traj, g, 0, f"game {g} after init")
+    scores = [0.0] * env.num_players
     taken = []
     for t, actions in enumerate(traj.actions):
-        if bool(s["terminated"]):
+        if traj.plain(t, "terminated")[g]:
             return t, taken
         action = int(actions[g])
         taken.append(action)
         ref.apply(action)
-        s = _game_view(traj, g, t + 1)
-        adapter.feed(ref, s)
+        adapter.feed(ref, GameView(traj, g, t + 1))
         where = f"game {g} step {t} (action {action})"
-        want = _compare(adapter, env, ref, s, where)["scores"]
-        scores += s["rewards"]
-        assert scores.tolist() == list(want), f"{where}: match scores: engine {scores}, {want}"
+        want = _compare(adapter, env, ref, traj, g, t + 1, where)["scores"]
+        scores = [a + b for a, b in zip(scores, traj.plain(t + 1, "rewards")[g], strict=True)]
+        assert scores == list(want), f"{where}: match scores: engine {scores}, {want}"
     return len(traj.actions), taken
 
 
