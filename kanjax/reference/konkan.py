@@ -433,6 +433,11 @@ def apply_move(hand, table, mv: Move) -> tuple[list[int], list]:
     return hand, table
 
 
+def _items(sel) -> list[tuple[int, int]]:
+    """A selection tuple as (type, count) pairs."""
+    return [(t, sel.count(t)) for t in sorted(set(sel))]
+
+
 def _sel_tuple(sel) -> tuple[int, ...]:
     """A selection's counts as the sorted tuple of its types (the form of `Move.sel`)."""
     return tuple(t for t, k in enumerate(sel) if k for _ in range(k))
@@ -453,7 +458,12 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
     for mv in new_melds(hand):
         key = (mv.sel, mv.meld[0] == RUN_MELD)
         melds[key] = max(melds.get(key, 0), mv.value)
-    listed = [(counts(sel), value, is_run) for (sel, is_run), value in melds.items()]
+    listed = [(_items(sel), value, is_run)
+              for (sel, is_run), value in melds.items()]
+    holding: list[list] = [[] for _ in range(NUM_TYPES)]  # the melds holding each type
+    for meld in listed:
+        for t, _ in meld[0]:
+            holding[t].append(meld)
     memo: dict[tuple, list[int]] = {}
     LEFT, RUN_FLAG, LEFT_OTHER = 1, 2, 4  # noqa: N806 (flags of `best`)
 
@@ -475,24 +485,30 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
             for f, v in enumerate(best(tuple(skipped))):
                 if v >= 0:
                     res[f | left] = max(res[f | left], v)
-            for need, value, is_run in listed:
-                if need[low] and all(rest[t] >= need[t] for t in range(NUM_TYPES) if need[t]):
-                    sub = best(tuple(rest[t] - need[t] for t in range(NUM_TYPES)))
-                    for f, v in enumerate(sub):
-                        if v >= 0:
-                            g = f | (RUN_FLAG if is_run else 0)
-                            res[g] = max(res[g], v + value)
+            for need, value, is_run in holding[low]:  # the melds holding the lowest card
+                if any(rest[t] < k for t, k in need):
+                    continue
+                after = list(rest)
+                for t, k in need:
+                    after[t] -= k
+                for f, v in enumerate(best(tuple(after))):
+                    if v >= 0:
+                        g = f | (RUN_FLAG if is_run else 0)
+                        res[g] = max(res[g], v + value)
         memo[rest] = res
         return res
 
     for need, value, is_run in listed:  # the first meld: with c, or any
-        sub = best(tuple(hand[t] - need[t] for t in range(NUM_TYPES)))
+        after = list(hand)
+        for t, k in need:
+            after[t] -= k
+        sub = best(tuple(after))
         for f, v in enumerate(sub):
             if v < 0 or v + value < cfg.opening_min:
                 continue
             if cfg.opening_requires_run and not (is_run or f & RUN_FLAG):
                 continue
-            if f & LEFT and need[c] or not cfg.take_must_use_card and f & LEFT_OTHER:
+            if f & LEFT and c in dict(need) or not cfg.take_must_use_card and f & LEFT_OTHER:
                 return True
     return False
 

@@ -17,8 +17,10 @@ import pytest
 from kanjax.envs import kon_spec as ks
 from kanjax.reference.konkan import (
     KonRef,
+    apply_move,
     cards,
     meld_value,
+    moves,
     new_melds,
     new_runs,
     new_sets,
@@ -1013,6 +1015,69 @@ def plan_opening(hand, cfg: ks.KonConfig, taken: int, rng: random.Random, whole:
     return search(list(hand), 0, 0, False, False, sum(hand), [])
 
 
+def take_by_brute_force(ref: KonRef, budget: int = 20_000) -> bool | None:
+    """KON-E11 for an unopened mover, by enumerating sets of disjoint new melds of his hand
+    plus the pile's top (None past `budget` nodes)."""
+    p, c, cfg = ref.mover, ref.pile[-1], ref.cfg
+    hand = list(ref.hands[p])
+    hand[c] += 1
+    melds = list(new_melds(hand))
+    nodes = 0
+
+    def search(h, start, value, run, has_c, left, any_meld):
+        nonlocal nodes
+        nodes += 1
+        if nodes > budget:
+            raise TimeoutError
+        if (any_meld and value >= cfg.opening_min and (run or not cfg.opening_requires_run)
+                and left >= 1 and (has_c or not cfg.take_must_use_card and any(
+                    h[t] for t in range(ks.NUM_TYPES) if t != c))):
+            return True
+        for i in range(start, len(melds)):
+            mv = melds[i]
+            if all(h[t] >= mv.sel.count(t) for t in set(mv.sel)):
+                rest = list(h)
+                for t in mv.sel:
+                    rest[t] -= 1
+                if search(rest, i + 1, value + mv.value, run or mv.meld[0] == ks.RUN_MELD,
+                          has_c or c in mv.sel, left - len(mv.sel), True):
+                    return True
+        return False
+
+    try:
+        return search(hand, 0, 0, False, False, sum(hand), False)
+    except TimeoutError:
+        return None
+
+
+def opened_take_by_search(ref: KonRef, budget: int = 3000) -> bool | None:
+    """KON-E11 for an opened mover, breadth-first over the turn's finishing actions after the
+    take (`moves`, checked above against the brute force): a reachable position where the
+    taken type was placed by a meld or layoff or, without `take_must_use_card`, some meld or
+    layoff was laid and a card of another type is held (None past `budget` positions)."""
+    p, c = ref.mover, ref.pile[-1]
+    hand = list(ref.hands[p])
+    hand[c] += 1
+    queue = collections.deque([(hand, list(ref.table), False, False)])
+    seen = set()
+    while queue:
+        h, table, laid, placed_c = queue.popleft()
+        if placed_c or not ref.cfg.take_must_use_card and laid and any(
+                h[t] for t in range(ks.NUM_TYPES) if t != c):
+            return True
+        key = (tuple(h), tuple(sorted(table)), laid, placed_c)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > budget:
+            return None
+        for mv in moves(h, table):
+            h2, table2 = apply_move(h, table, mv)
+            lay_ = mv.kind != "retrieve"
+            queue.append((h2, table2, laid or lay_, placed_c or lay_ and c in mv.sel))
+    return False
+
+
 def plan_konkan(hand, taken: int) -> list | None:
     """A run of 10 or 11 and a set of 4 or 3 covering 14 of 15 cards (KON-25) and leaving a
     card other than the taken one (KON-18), if any."""
@@ -1148,6 +1213,20 @@ def play_game(seed: int, fired: collections.Counter) -> KonRef:
         f = check_state(ref)
         if f["phase"] == ks.PHASE_ACT and rng.random() < 0.03:
             fired["mask checked"] += check_mask_by_brute_force(ref, f)
+        if (f["phase"] == ks.PHASE_DRAW and ref.pile and not ref.opened[ref.mover]
+                and not ref.requested[ref.mover] and rng.random() < 0.1):
+            expected = take_by_brute_force(ref)
+            if expected is not None:
+                assert expected == (ks.TAKE in f["legal_actions"])
+                fired["unopened take checked"] += 1
+                fired["unopened take checked legal"] += expected
+        if (f["phase"] == ks.PHASE_DRAW and ref.pile and ref.opened[ref.mover]
+                and rng.random() < 0.2):
+            expected = opened_take_by_search(ref)
+            if expected is not None:
+                assert expected == (ks.TAKE in f["legal_actions"])
+                fired["opened take checked"] += 1
+                fired["opened take checked legal"] += expected
         action = policy(ref)
         opening_before = ref.turn is not None and ref._opening_met()
         if ks.RUN <= action < ks.DISCARD:
