@@ -649,6 +649,24 @@ def test_kon_e11_take_must_use_card_flag():
     assert can_discard(ref) and "discard 2C" not in names(ref)
 
 
+def test_kon_e11_without_the_flag_taking_needs_a_completion():
+    """The module docstring's decision: without take_must_use_card a take must still leave a
+    card to discard other than the taken type (KON-16, KON-18), or place that type."""
+    loose = ks.KonConfig(dealer=0, take_must_use_card=False)
+    kw = dict(mover=0, melds=[(0, "run", "5C 6C 7C")], pile="QH", stock="9S")
+    assert names(pos({0: "JK"}, loose, **kw)) == {"draw"}  # JK laid off, QH left: no end
+    ref = pos({0: "JK 3D"}, loose, **kw)
+    assert names(ref) == {"draw", "take"}
+    ref.apply(ks.TAKE)
+    lay(ref, "JK", "layoff 0")
+    assert names(ref) == {"discard 3D"}
+    hand = "2H 3H 4H 5H 6H 7S 8S 9S TD JD QD KC KH KS"  # 104 in four melds
+    for opening_min, takes in ((104, False), (84, True)):
+        cfg = ks.KonConfig(dealer=0, take_must_use_card=False, opening_min=opening_min)
+        ref = pos({1: hand}, cfg, mover=1, pile="3C", stock="9S")
+        assert (ks.TAKE in ref.legal_actions()) == takes, opening_min
+
+
 def test_kon_e11_unopened_take_leaves_a_card():
     hand = "AH 2H 3H 2S 3S 4S 2D 3D 4D 2C 3C 4C 5S 5H"  # + 5D: 58 in five melds, no card left
     for opening_min, takes in ((58, False), (57, False), (49, True)):
