@@ -18,13 +18,11 @@ from kanjax.envs import kan_spec as ks
 from kanjax.envs.kan import summary
 from kanjax.rollout import game_key, step_keys
 
-ENVS = {
+ENVS = {  # one config a table (the compiles are most of the cost; the differential tests
+    # cover the other scoring flags against the references)
     "gonin_5p": ("gonin_kan", {"n_rounds": 2}),
-    "gonin_6p": ("gonin_kan", {"players": 6, "n_rounds": 2}),
-    "gonin_5p_zero_sum": ("gonin_kan", {"n_rounds": 2, "scoring": "zero_sum_5p",
-                                        "shippo_jo": True}),
+    "gonin_6p": ("gonin_kan", {"players": 6, "n_rounds": 2, "shippo_jo": True}),
     "yonin": ("yonin_kan", {"n_rounds": 3, "yonin_joker_trick1_contract": "any"}),
-    "gambari_flat": ("gambari_kan", {"n_rounds": 4, "gambari_scoring": "flat"}),
     "gambari": ("gambari_kan", {"n_rounds": 4, "gambari_min_target": 5}),
 }
 
@@ -48,7 +46,7 @@ def _np(d):
     return {k: np.asarray(v) for k, v in d.items()}
 
 
-@settings(max_examples=9, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(name=st.sampled_from(sorted(ENVS)), seed=st.integers(0, 2**31 - 1))
 def test_KAN_invariants_hold_in_random_matches(name, seed):
     env, init, step = _engine(name)
