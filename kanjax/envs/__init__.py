@@ -8,4 +8,5 @@ GAMES = {
     "whist": "kanjax.envs.whist:make_whist",
     "da_bai_fen": "kanjax.envs.da_bai_fen:make_dbf",
     "conquian": "kanjax.envs.conquian:make_conquian",
+    "konkan": "kanjax.envs.konkan:make_konkan",
 }

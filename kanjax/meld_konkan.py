@@ -1,0 +1,703 @@
+"""Konkan's rummy kernel (konkan.md KON-2..20, docs/konkan.md KON-E6..E11): fixed-shape JAX,
+no search over subsets at run time.
+
+Cards are counts per type (`kon_spec`: t = 13 s + r, the joker 52). A suit's cards are rank
+words (bit r: the suit holds rank r) and run *positions* 0..13 (0 = Ace low, 1..12 = 2..K,
+13 = Ace high). A window of positions a..b never holds both 0 and 13 (a run is at most 13
+long), so its *rank mask* (`RANGE_RANKS[a, b]`) has at most one Ace bit and popcounts of a hand
+word and a rank mask count the naturals it can place there.
+
+Three queries:
+
+`act_masks`: the picks and finishing actions of PHASE_ACT (KON-E6..E9): every new run is one
+of the 76 windows of a suit (`WINDOWS`), a layoff one of the 13 ranges at each end of a table
+run, a set one rank. A selection S grows to a legal S' iff, for some window or range R: S's
+naturals lie in R, the jokers S' needs (R's size minus the naturals placed) can be between
+S's jokers and the hand's, and S' leaves a card. Feasibility per range is a few popcounts.
+
+`opened_take` (KON-E11 for a player opened at the turn's start, and KON-E11 without
+`take_must_use_card`): see its docstring for why a handful of checks equal "some sequence of
+legal table actions of this turn places a card of type c by a new meld or a layoff".
+
+`opening_possible` (KON-E11 for an unopened player): some disjoint melds of H + c (15 cards)
+contain c, are worth `opening_min` or more with a run, and leave a card. Exact, by
+enumerated choices and a dynamic programme:
+- Sets are enumerated per rank: which naturals of each suit go to sets there (`x`, a vector
+  of 0..2 per suit) with how many jokers (`SET_VALID`: the cards split into sets of 3-4
+  distinct suits, any number of them). The choice over ranks is a mixed-radix index over the
+  ranks' option lists (`SET_OPTIONS`), walked in chunks by a `while_loop` that stops at the
+  first success; a hand has few ranks with options, so few chunks.
+- Runs are then independent per suit given the cards left and the jokers each suit gets: a
+  dynamic programme over positions 0..13 whose state is the open runs (how many of length 1,
+  of length 2, of 3 or more: at most 4 at a position, two copies and two jokers), the jokers
+  used and whether a card of the suit stays in hand (`_runs_dp`, 35 x 3 x 2 states). An Ace
+  goes to position 0 or 13: the split of a suit's Aces is enumerated with the sets. A run the
+  programme lets span all 14 positions splits into two runs of 7: the value is right.
+- The taken card must be used: in a set (the choice says so) or in a run (a bonus of `BONUS`
+  on its position in the programme; for an Ace, one variant per end, so the bonus counts once).
+- Jokers are shared by the suits and the sets (a knapsack of size 3), "a card is left" is an
+  unused natural or joker, "a run" is a suit whose runs are worth more than 0.
+- Pruning that keeps the answer: a set of one natural and two jokers of a rank below the Ace
+  is never needed, the run of that natural and the two jokers (a joker above it, or around the
+  King) uses the same cards, is worth at least as much and is a run.
+`opening_bound` is a cheap upper bound (a sound filter): the engine runs the exact search only
+where the bound leaves the answer open (`kanjax.envs.konkan`, `step_batch`).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from kanjax.envs import kon_spec as ks
+from kanjax.jaxutil import Array
+
+NP = 14  # run positions
+POS_RANK = np.array([ks.position_rank(q) for q in range(NP)])
+POS_VALUE = np.array([ks.rank_value(ks.position_rank(q)) for q in range(NP)])
+RANK_VALUE = np.array([ks.rank_value(r) for r in range(ks.NUM_RANKS)])
+CARD_VALUE = np.array([ks.rank_value(t % 13) for t in range(52)] + [ks.JOKER_HAND_VALUE])
+NEG = -(1 << 20)
+CHUNK = 8  # set choices per trip of the exact opening search
+
+
+def _range_tables() -> tuple[np.ndarray, np.ndarray]:
+    """`RANGE_RANKS[a, b]`: the rank mask of positions a..b (0 where a > b);
+    `RANGE_POS[a, b]`: their position mask."""
+    ranks = np.zeros((NP, NP), np.int32)
+    pos = np.zeros((NP, NP), np.int32)
+    for a in range(NP):
+        for b in range(a, NP):
+            for q in range(a, b + 1):
+                ranks[a, b] |= 1 << POS_RANK[q]
+                pos[a, b] |= 1 << q
+    return ranks, pos
+
+
+RANGE_RANKS, RANGE_POS = _range_tables()
+# new runs (KON-E6): lowest position p, k cards, 3 <= k <= 13, p + k - 1 <= 13, k = 13 only at 0
+WINDOWS = [(p, k) for k in range(3, 14) for p in range(NP - k + 1) if k < 13 or p == 0]
+W_P = np.array([p for p, _ in WINDOWS], np.int32)
+W_K = np.array([k for _, k in WINDOWS], np.int32)
+W_R = np.array([RANGE_RANKS[p, p + k - 1] for p, k in WINDOWS], np.int32)
+W_POS = np.array([RANGE_POS[p, p + k - 1] for p, k in WINDOWS], np.int32)
+W_ONEHOT = (W_P[:, None] == np.arange(ks.RUN_STARTS)[None, :])  # [76, 12]
+JS = np.arange(1, NP, dtype=np.int32)  # layoff sizes 1..13
+
+
+def popcount(x: Array) -> Array:
+    return jax.lax.population_count(x.astype(jnp.int32)).astype(jnp.int32)
+
+
+def or_reduce(x: Array, axis: int) -> Array:
+    return jax.lax.reduce(x, jnp.zeros((), x.dtype), jax.lax.bitwise_or, (axis % x.ndim,))
+
+
+def lowest(x: Array) -> Array:
+    """The lowest set bit's index of a positive int32 (32 for 0)."""
+    x = x.astype(jnp.int32)
+    return popcount((x & -x) - 1)
+
+
+def highest(x: Array) -> Array:
+    """The highest set bit's index of a positive int32 (-1 for 0)."""
+    return 31 - jax.lax.clz(x.astype(jnp.int32)).astype(jnp.int32)
+
+
+def suit_words(counts: Array) -> Array:
+    """int32[..., 4]: bit r of word s where counts[..., 13 s + r] >= 1 (naturals only)."""
+    bits = (counts[..., :52].reshape(*counts.shape[:-1], 4, 13) >= 1).astype(jnp.int32)
+    return (bits << jnp.arange(13, dtype=jnp.int32)).sum(-1)
+
+
+def rank_suits(counts: Array) -> Array:
+    """int32[..., 13]: bit s of entry r where counts[..., 13 s + r] >= 1."""
+    bits = (counts[..., :52].reshape(*counts.shape[:-1], 4, 13) >= 1).astype(jnp.int32)
+    return (bits << jnp.arange(4, dtype=jnp.int32)[:, None]).sum(-2)
+
+
+def words_to_cards(words: Array) -> Array:
+    """int32[..., 4] rank words -> bool[..., 52]."""
+    bits = (words[..., :, None] >> jnp.arange(13, dtype=jnp.int32)) & 1
+    return bits.reshape(*words.shape[:-1], 52).astype(bool)
+
+
+def rank_suits_to_cards(rs: Array) -> Array:
+    """int32[..., 13] suit masks per rank -> bool[..., 52]."""
+    bits = (rs[..., None, :] >> jnp.arange(4, dtype=jnp.int32)[:, None]) & 1
+    return bits.reshape(*rs.shape[:-1], 52).astype(bool)
+
+
+def pos_to_ranks(pos: Array) -> Array:
+    """A position mask -> its rank mask (positions 0 and 13 both give the Ace)."""
+    pos = pos.astype(jnp.int32)
+    return (pos & 0x1FFE) | ((pos | (pos >> 13)) & 1)
+
+
+def ranks_to_pos(ranks: Array, ace_high: Array) -> Array:
+    """A rank mask -> positions, the Ace on 13 where `ace_high`, else on 0."""
+    ranks = ranks.astype(jnp.int32)
+    ace = ranks & 1
+    return (ranks & 0x1FFE) | jnp.where(ace_high, ace << 13, ace)
+
+
+# ---- PHASE_ACT: picks and finishing actions (KON-E6..E9) -----------------------------------
+def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: Array,
+              can_meld: Array, run_lengths: Array, set_sizes: Array, can_table: Array
+              ) -> dict[str, Array]:
+    """The picks and finishing actions legal for a hand `cnt` (int[53] counts) with selection
+    `sel` (int[53], a sub-multiset) and the table melds (`kind` -1 / RUN_MELD / SET_MELD,
+    `key` the run's suit or the set's rank, `nat` the run's natural positions or the set's
+    suits, `jok` the run's joker positions or the set's joker count; int[35] each).
+    `can_meld`: new melds allowed; `run_lengths` / `set_sizes`: bit k set where a new run of k
+    cards / a set of k cards is allowed (a konkan requester's parts, KON-27); `can_table`:
+    layoffs and retrievals allowed (opened, not a requester). Every finishing action leaves a
+    card in hand (KON-13). Returns `pick` bool[53], `run` bool[12], `set` bool, `layoff`,
+    `layoff_low`, `retrieve` bool[35]."""
+    i32 = jnp.int32
+    cnt = cnt.astype(i32)
+    sel = sel.astype(i32)
+    kind, key, nat, jok = (x.astype(i32) for x in (kind, key, nat, jok))
+    hw, sw = suit_words(cnt), suit_words(sel)
+    hr, sr = rank_suits(cnt), rank_suits(sel)
+    dup = ((sel[:52] >= 2) | (sel[:52] > cnt[:52])).any() | (sel[52] > cnt[52])
+    ok_sel = ~dup
+    J, js = cnt[52], sel[52]
+    nsel = sel[:52].sum()
+    kmax = cnt.sum() - 1
+    sel_suits = sw != 0
+    nsuits = sel_suits.sum()
+    sel_ranks = or_reduce(sw, 0)
+    nranks = popcount(sel_ranks)
+    one = jnp.maximum(nsel, 1)
+
+    # new runs: windows per suit
+    R, K = jnp.asarray(W_R)[None, :], jnp.asarray(W_K)[None, :]
+    suit_ok = (nsuits == 0) | sel_suits[:, None]
+    base = (can_meld & ok_sel & (nsuits <= 1) & suit_ok & ((sw[:, None] & ~R) == 0)
+            & (((run_lengths >> K) & 1) == 1) & (K <= kmax))
+    pc = popcount(hw[:, None] & R)
+    pick_n = base & (K - pc <= J) & (K - nsel - 1 >= js)
+    pick_j = base & (J >= js + 1) & (K - pc <= J) & (K - one >= js + 1) & (pc >= 1)
+    nat_words = or_reduce(jnp.where(pick_n, R & hw[:, None] & ~sw[:, None], 0), 1)
+    joker = pick_j.any()
+    fin = base & (nsel >= 1) & (K == nsel + js)
+    run = (fin.any(0)[:, None] & jnp.asarray(W_ONEHOT)).any(0)
+
+    # new sets: ranks
+    na = popcount(hr)
+    rbit = 1 << jnp.arange(13, dtype=i32)
+    rank_ok = (nranks == 0) | (sel_ranks == rbit)
+    base = can_meld & ok_sel & (nranks <= 1) & rank_ok
+    set_n = jnp.zeros(13, bool)
+    for z in (3, 4):
+        zok = (((set_sizes >> z) & 1) == 1) & (z <= kmax)
+        set_n |= base & zok & (jnp.maximum(nsel + 1, z - J) <= jnp.minimum(na, z - js))
+        joker |= (base & zok & (J >= js + 1) & (jnp.maximum(one, z - J)
+                                                <= jnp.minimum(na, z - js - 1))).any()
+    rank_suit_picks = jnp.where(set_n, hr & ~sr, 0)
+    size = nsel + js
+    set_ = (can_meld & ok_sel & (nranks == 1) & (nsel >= 1) & (size <= kmax)
+            & (((set_sizes >> jnp.clip(size, 0, 31)) & 1) == 1))
+
+    # layoffs onto runs: ranges at both ends
+    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
+    occ = nat | jnp.where(is_run, jok, 0)
+    lo, hi = lowest(occ), highest(occ)
+    length = popcount(occ)
+    s = jnp.clip(key, 0, 3)
+    hws, sws = hw[s], sw[s]
+    base = can_table & ok_sel & is_run & (nsuits <= 1) & ((nsuits == 0) | sel_suits[s])
+    j = jnp.asarray(JS)[None, :]
+    lay_words = jnp.zeros(4, i32)
+    ends = []
+    for a, b, valid in ((hi[:, None] + 1, hi[:, None] + j, hi[:, None] + j <= 13),
+                        (lo[:, None] - j, lo[:, None] - 1, lo[:, None] - j >= 0)):
+        valid = base[:, None] & valid & (length[:, None] + j <= 13) & (j <= kmax)
+        rj = jnp.asarray(RANGE_RANKS)[jnp.clip(a, 0, 13), jnp.clip(b, 0, 13)]
+        valid &= (sws[:, None] & ~rj) == 0
+        pcj = popcount(hws[:, None] & rj)
+        pn = valid & (j - pcj <= J) & (j - nsel - 1 >= js)
+        joker |= (valid & (J >= js + 1) & (j - pcj <= J) & (j - nsel >= js + 1)).any()
+        words = or_reduce(jnp.where(pn, rj & hws[:, None] & ~sws[:, None], 0), 1)  # [35]
+        lay_words |= or_reduce(jnp.where(s[:, None] == jnp.arange(4)[None, :], words[:, None],
+                                         0), 0)
+        ends.append((valid & (j == nsel + js)).any(1))
+    layoff, layoff_low = ends
+
+    # layoffs onto sets
+    r = jnp.clip(key, 0, 12)
+    m_suits = nat
+    z = popcount(m_suits) + jnp.where(is_set, jok, 0)
+    srr = sr[r]
+    base = (can_table & ok_sel & is_set & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r))
+            & ((srr & m_suits) == 0))
+    room = base & (z + nsel + js + 1 <= 4) & (nsel + js + 1 <= kmax)
+    set_lay = jnp.where(room, hr[r] & ~m_suits & ~srr, 0)  # [35] suit masks at rank r
+    joker |= (room & (J >= js + 1)).any()
+    layoff |= base & (nsel + js >= 1) & (z + nsel + js <= 4) & (nsel + js <= kmax)
+
+    # retrievals (KON-19, KON-20, KON-38)
+    need = pos_to_ranks(jnp.where(is_run, jok, 0))
+    base = can_table & is_run & (need != 0)
+    ret_words = or_reduce(jnp.where((base & (nsel + js == 0))[:, None]
+                                    & (s[:, None] == jnp.arange(4)[None, :]),
+                                    (hws & need)[:, None], 0), 0)
+    retrieve = base & (nsel == 1) & (js == 0) & sel_suits[s] & ((sws & ~need) == 0)
+    missing = 15 & ~m_suits
+    base = (can_table & is_set & (jok >= 1) & ((missing & ~hr[r]) == 0) & (js == 0) & ok_sel
+            & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r)))
+    ret_set = jnp.where(base & ((srr & ~missing) == 0), missing & ~srr, 0)
+    retrieve |= base & (nranks == 1) & (srr == missing)
+
+    per_rank = rank_suit_picks | or_reduce(
+        jnp.where(r[:, None] == jnp.arange(13)[None, :], (set_lay | ret_set)[:, None], 0), 0)
+    pick_nat = words_to_cards(nat_words | lay_words | ret_words) | rank_suits_to_cards(per_rank)
+    pick = jnp.concatenate([pick_nat & ok_sel, (joker & ok_sel)[None]])
+    return {"pick": pick, "run": run, "set": set_, "layoff": layoff, "layoff_low": layoff_low,
+            "retrieve": retrieve}
+
+
+# ---- KON-E11 for a player opened at the turn's start ----------------------------------------
+def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok: Array,
+                must_use: bool) -> Array:
+    """KON-E11 for a player who had opened before this turn (not a requester): may he take
+    the top discard `c` (a type) holding `hand` (int[53])?
+
+    With `must_use` (`take_must_use_card`): some sequence of legal table actions of this turn
+    ends with a card of type c placed by a new meld or a layoff. Why the checks below equal
+    that: jokers are the only thing a table action can add to the hand (a retrieval), and
+    there are at most two on the table; the retrievals possible with H + c are enumerated
+    (none, each source, both: a run's joker needs its one natural, a set's jokers its missing
+    naturals). Any other action before the one placing c only spends cards: a layoff onto the
+    run c joins is one layoff with c; a new meld c is laid off onto is one meld with c; other
+    melds, layoffs onto sets, or retrievals whose joker is not used change nothing c needs
+    (melds are never split or shrunk, a set never gets a suit back). So some sequence works
+    iff for some retrievals, the hand after them (H_r, still holding a c) has one action with
+    c leaving a card: a layoff onto a run of c's suit from its end to c, gaps filled by H_r's
+    naturals or jokers, at most 13 long; a layoff onto a set of c's rank lacking c's suit with
+    room; or a new meld of three with c (a 3-window of positions around c, or a set of its
+    rank: any longer meld with c contains such a three). A joker c: a layoff of one joker onto
+    a run shorter than 13 or a set of three, or a meld of three with a joker.
+
+    Without `must_use`: some new meld or layoff is possible after the same retrievals: a
+    single-card layoff (any layoff starts with one) or a meld of three."""
+    i32 = jnp.int32
+    kind, key, nat, jok = (x.astype(i32) for x in (kind, key, nat, jok))
+    c = c.astype(i32)
+    hp = hand.astype(i32).at[c].add(1)
+    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
+    # joker sources: each joker of a run, each set holding jokers (at most two in all)
+    run_j = jnp.where(is_run, jok, 0)
+    first = run_j & -run_j
+    second = run_j & ~first
+    s = jnp.clip(key, 0, 3)
+    r = jnp.clip(key, 0, 12)
+
+    def run_need(bit):
+        t = 13 * s + POS_RANK_J[jnp.clip(lowest(bit), 0, 13)]
+        return jax.nn.one_hot(t, 53, dtype=i32) * (bit != 0)[:, None]
+
+    set_has = is_set & (jok >= 1)
+    set_need = jnp.zeros((35, 53), i32)
+    for u in range(4):
+        t = 13 * u + r
+        set_need += jax.nn.one_hot(t, 53, dtype=i32) * (set_has & (((nat >> u) & 1) == 0))[:, None]
+    needs = jnp.concatenate([run_need(first), run_need(second), set_need])  # [105, 53]
+    gains = jnp.concatenate([(first != 0), (second != 0), set_has]).astype(i32) * jnp.concatenate(
+        [jnp.ones(70, i32), jnp.where(set_has, jok, 0)])
+    idx = jnp.nonzero(gains > 0, size=2, fill_value=105)[0]
+    needs = jnp.concatenate([needs, jnp.zeros((1, 53), i32)])[idx]  # [2, 53]
+    gains = jnp.concatenate([gains, jnp.zeros(1, i32)])[idx]
+    subsets = jnp.asarray([[0, 0], [1, 0], [0, 1], [1, 1]], i32)
+    need = subsets @ needs  # [4, 53]
+    gain = subsets @ gains
+    hands = hp[None, :] - need + gain[:, None] * (jnp.arange(53) == 52)[None, :]
+    feasible = (hands >= 0).all(1) & ((subsets == 0) | (gains[None, :] > 0)).all(1)
+    return (feasible & jax.vmap(lambda h: _take_checks(h, c, kind, key, nat, jok, must_use))(
+        hands)).any()
+
+
+POS_RANK_J = jnp.asarray(POS_RANK, jnp.int32)
+
+
+def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Array:
+    """`opened_take`'s single actions for the hand `h` after some retrievals."""
+    i32 = jnp.int32
+    hw, hr = suit_words(h), rank_suits(h)
+    J = h[52]
+    n = h.sum()
+    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
+    occ = nat | jnp.where(is_run, jok, 0)
+    lo, hi = lowest(occ), highest(occ)
+    length = popcount(occ)
+    s = jnp.clip(key, 0, 3)
+    r = jnp.clip(key, 0, 12)
+    z = popcount(nat) + jok
+    rr = jnp.asarray(RANGE_RANKS)
+    # all 3-windows of every suit: [4, 12]
+    w3 = jnp.asarray([RANGE_RANKS[p, p + 2] for p in range(12)], i32)
+    gaps3 = 3 - popcount(hw[:, None] & w3[None, :])
+    if not must_use:
+        meld = ((((gaps3 <= J) & (gaps3 < 3)).any() | ((popcount(hr) + J >= 3) & (hr != 0)).any())
+                & (n >= 4))
+        lay_nat_hi = is_run & (length <= 12) & (hi < 13) & (
+            ((hw[s] >> POS_RANK_J[jnp.clip(hi + 1, 0, 13)]) & 1) == 1)
+        lay_nat_lo = is_run & (length <= 12) & (lo > 0) & (
+            ((hw[s] >> POS_RANK_J[jnp.clip(lo - 1, 0, 13)]) & 1) == 1)
+        lay_set = is_set & (z < 4) & ((hr[r] & ~nat) != 0)
+        lay_jok = ((is_run & (length <= 12)) | (is_set & (z < 4))) & (J >= 1)
+        lay = (lay_nat_hi | lay_nat_lo | lay_set | lay_jok).any() & (n >= 2)
+        return meld | lay
+    cs, cr = c // 13, c % 13
+    is_j = c == 52
+    has_c = h[jnp.clip(c, 0, 52)] >= 1
+    # c natural: layoff onto a run of its suit
+    q_hi = jnp.where(cr == 0, 13, cr)
+    q_lo = cr  # the Ace low on 0
+    run_c = is_run & (s == cs)
+    fill_hi = rr[jnp.clip(hi + 1, 0, 13), jnp.clip(q_hi - 1, 0, 13)] * (q_hi - 1 >= hi + 1)
+    gap_hi = (q_hi - hi - 1) - popcount(hw[cs] & fill_hi)
+    ok_hi = run_c & (q_hi > hi) & (q_hi - lo + 1 <= 13) & (gap_hi <= J) & (n - (q_hi - hi) >= 1)
+    fill_lo = rr[jnp.clip(q_lo + 1, 0, 13), jnp.clip(lo - 1, 0, 13)] * (lo - 1 >= q_lo + 1)
+    gap_lo = (lo - q_lo - 1) - popcount(hw[cs] & fill_lo)
+    ok_lo = run_c & (q_lo < lo) & (hi - q_lo + 1 <= 13) & (gap_lo <= J) & (n - (lo - q_lo) >= 1)
+    ok_set = is_set & (r == cr) & (((nat >> cs) & 1) == 0) & (z < 4) & (n >= 2)
+    lay_c = (ok_hi | ok_lo | ok_set).any()
+    # c natural: a new meld of three with it
+    wins = []
+    for q in (q_lo, q_hi):
+        for p in (q - 2, q - 1, q):
+            pv = (p >= 0) & (p + 2 <= 13)
+            wr = rr[jnp.clip(p, 0, 13), jnp.clip(p + 2, 0, 13)]
+            wins.append(pv & (3 - popcount(hw[cs] & wr) <= J))
+    meld_c = (jnp.stack(wins).any() | (popcount(hr[jnp.clip(cr, 0, 12)] & ~(1 << cs)) + J >= 2)
+              ) & (n >= 4)
+    natural = ~is_j & has_c & (lay_c | meld_c)
+    # c a joker
+    lay_j = ((is_run & (length <= 12)) | (is_set & (z < 4))).any() & (n >= 2)
+    meld_j = (((gaps3 <= J) & (gaps3 <= 2)).any()
+              | ((hr != 0) & (jnp.minimum(popcount(hr), 2) + J >= 3)).any()) & (n >= 4)
+    joker = is_j & (J >= 1) & (lay_j | meld_j)
+    return natural | joker
+
+
+# ---- KON-E11 for an unopened player: the exact opening search --------------------------------
+def opening_bound(cnt: Array, c: Array, opening_min: int | Array, need_run: bool,
+                  need_c: bool) -> Array:
+    """A cheap necessary condition of `opening_possible` (False: impossible): counting every
+    natural that lies in some meld of the 15 cards `cnt` (a 3-window of positions with at least
+    3 - J naturals, or a rank with at least 3 - J suits, J the jokers) at its value, and every
+    joker at 11 (the most a joker is worth), the total reaches `opening_min`; with `need_c`, c
+    lies in such a meld (a joker c: there is a joker); with `need_run`, some natural lies in
+    such a window."""
+    i32 = jnp.int32
+    cnt = cnt.astype(i32)
+    c = jnp.asarray(c, i32)
+    J = cnt[52]
+    hw = suit_words(cnt)  # [4] rank words
+    pos = ranks_to_pos(hw, False) | ((hw & 1) << 13)  # the Ace on both ends
+    cover = jnp.zeros(4, i32)
+    for p in range(12):
+        w = 7 << p
+        pc = popcount(pos & w)
+        cover |= jnp.where((pc >= 3 - J) & (pc >= 1), pos & w, 0)
+    run_cards = words_to_cards(pos_to_ranks(cover) & hw)
+    hr = rank_suits(cnt)
+    d = popcount(hr)
+    set_ranks = jnp.where((d >= 1) & (d + J >= 3), hr, 0)
+    capable = run_cards | rank_suits_to_cards(set_ranks)
+    ub = (jnp.where(capable, cnt[:52], 0) * jnp.asarray(CARD_VALUE[:52])).sum() + 11 * J
+    c_ok = jnp.where(c == 52, J >= 1, capable[jnp.clip(c, 0, 51)]) | (not need_c)
+    run_ok = run_cards.any() | (not need_run)
+    return c_ok & run_ok & (ub >= jnp.asarray(opening_min, i32))
+
+
+def _set_tables():
+    """`SET_VALID[e1, x, k]`: the naturals x (base-3 code of counts per suit) and k jokers of
+    one rank split into sets (3-4 cards of distinct suits, each with a natural); with e1, no
+    set of one natural and two jokers (the pruning of the module docstring).
+    `SET_OPTIONS[e1, code, J]`: the x <= code (counts per suit of a rank) that split with some
+    k <= J jokers, `0` first, padded with -1; `SET_COUNT[e1, code, J]` how many."""
+    codes = [tuple(code // 3 ** s % 3 for s in range(4)) for code in range(81)]
+
+    @functools.cache
+    def splits(x, k, e1):
+        if sum(x) == 0:
+            return k == 0
+        s0 = next(i for i in range(4) if x[i] > 0)
+        others = [i for i in range(4) if i != s0 and x[i] > 0]
+        for size in range(0, 4):
+            for sub in itertools.combinations(others, size):
+                for kk in range(k + 1):
+                    if not 3 <= 1 + size + kk <= 4 or (e1 and size == 0 and kk == 2):
+                        continue
+                    nx = list(x)
+                    nx[s0] -= 1
+                    for i in sub:
+                        nx[i] -= 1
+                    if splits(tuple(nx), k - kk, e1):
+                        return True
+        return False
+
+    valid = np.array([[[splits(codes[x], k, bool(e1)) for k in range(3)] for x in range(81)]
+                      for e1 in range(2)])
+    opts = np.full((2, 81, 3, 66), -1, np.int32)
+    count = np.zeros((2, 81, 3), np.int32)
+    for e1 in range(2):
+        for code in range(81):
+            for J in range(3):
+                xs = [x for x in range(81)
+                      if all(codes[x][s] <= codes[code][s] for s in range(4))
+                      and valid[e1, x, :J + 1].any()]
+                xs.sort()
+                count[e1, code, J] = len(xs)
+                opts[e1, code, J, :len(xs)] = xs
+    return valid, opts, count, np.array(codes, np.int32)
+
+
+SET_VALID, SET_OPTIONS, SET_COUNT, CODE_DIGITS = _set_tables()
+SET_SIZE = CODE_DIGITS.sum(1)
+
+# the run programme's states: (runs of length 1, of length 2, of 3 or more) open, at most 4
+STATES = [(a, b, e) for a in range(5) for b in range(5) for e in range(5) if a + b + e <= 4]
+NS = len(STATES)
+_IDX = {st: i for i, st in enumerate(STATES)}
+CLOSE_SRC = np.array([[_IDX[(a, b, x)] if x <= 4 - a - b else NS for x in range(e, e + 5)]
+                      for a, b, e in STATES], np.int32)
+PLACE_SRC = np.array([[_IDX[(b, n2, c - n2)] if n2 <= c else NS for n2 in range(5)]
+                      for a, b, c in STATES], np.int32)
+PIECES = np.array([a + b + e for a, b, e in STATES], np.int32)
+FINAL = np.array([_IDX[(0, 0, e)] for e in range(5)], np.int32)
+# combining suits: the sources (j1, f1) of the total and (j2, f2) of a suit of each (j, f)
+_COMB = [[(2 * j1 + f1, 2 * j2 + f2) for j1 in range(3) for f1 in range(2) for j2 in range(3)
+          for f2 in range(2) if j1 + j2 == j and (f1 | f2) == f] for j in range(3)
+         for f in range(2)]
+COMB_A = np.array([[a for a, _ in c] + [6] * (9 - len(c)) for c in _COMB], np.int32)
+COMB_B = np.array([[b for _, b in c] + [6] * (9 - len(c)) for c in _COMB], np.int32)
+
+
+def _half_step(V: np.ndarray, n: int, required: bool, value: int) -> np.ndarray:
+    """One position of the run programme (host side, numpy) for the states `V` [N, NS + 1, 3,
+    2] (open runs, jokers used, a natural left unused; the last state row is a padding of NEG)
+    at a position holding `n` naturals worth `value` each; with `required`, a natural of this
+    position must be placed."""
+    N = V.shape[0]
+    W = V[:, CLOSE_SRC].max(2)  # ext runs may close
+    W = np.concatenate([W, np.full((N, 1, 3, 2), NEG, np.int32)], 1)
+    S = W[:, PLACE_SRC].max(2)  # then every open run takes a piece, and new runs start
+    acc = np.full((N, NS, 3, 2), NEG, np.int32)
+    for k in range(3):  # k jokers placed here
+        A = S if k == 0 else np.concatenate([np.full((N, NS, k, 2), NEG, np.int32),
+                                             S[:, :, :3 - k, :]], 2)
+        u = PIECES - k
+        valid = (u >= 0) & (u <= n) & ((u >= 1) | (not required))
+        lt = u < n
+        val = A + (PIECES * value)[None, :, None, None]
+        f0 = np.where((valid & ~lt)[None, :, None], val[..., 0], NEG)
+        f1 = np.where(valid[None, :, None], np.where(lt[None, :, None], val.max(-1), val[..., 1]),
+                      NEG)
+        np.maximum(acc, np.stack([f0, f1], -1), out=acc)
+    return np.concatenate([np.maximum(acc, NEG), np.full((N, 1, 3, 2), NEG, np.int32)], 1)
+
+
+def _half_table(values) -> np.ndarray:
+    """The run programme over seven positions worth `values` (in processing order), for every
+    pattern of naturals (base-3 code, digit i = the naturals at step i) and variant (0: free;
+    v: a natural of step v - 1 must be placed): int16[2187, 8, 15, 3, 2], the best value per
+    crossing runs (t open at the end, n1 of them of length 1 there: index t(t+1)/2 + n1), jokers
+    used and a natural left. Prefixes are shared: each step extends every pattern so far by
+    the three counts of the next position."""
+    V0 = np.full((1, NS + 1, 3, 2), NEG, np.int32)
+    V0[0, _IDX[(0, 0, 0)], 0, 0] = 0
+    arrays = {0: V0}
+    for i in range(7):
+        new = {v: np.concatenate([_half_step(A, d, False, values[i]) for d in range(3)])
+               for v, A in arrays.items()}
+        new[i + 1] = np.concatenate([_half_step(arrays[0], d, True, values[i]) for d in range(3)])
+        arrays = new
+    G = np.full((3 ** 7, 8, 15, 3, 2), NEG, np.int32)
+    for v, A in arrays.items():
+        W = A[:, CLOSE_SRC].max(2)
+        for i, (a, b, e) in enumerate(STATES):
+            t = a + b + e
+            np.maximum(G[:, v, t * (t + 1) // 2 + a], W[:, i], out=G[:, v, t * (t + 1) // 2 + a])
+    return np.maximum(G, HALF_NEG).astype(np.int16)
+
+
+HALF_NEG = -20000
+
+
+@functools.cache
+def half_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(left, right): `_half_table` of positions 0..6 and of positions 13..7 (right to left:
+    a run read backwards is a run), built once, on first use (about 2 s). The right table is
+    stored ready to join: its entry (t, a) is the best over the right groups (t, m) with
+    m <= t - a, so a left group (t, a) joins the right entry of the same index."""
+    left, right = _half_table(POS_VALUE[:7]), _half_table(POS_VALUE[::-1][:7])
+    joined = np.empty_like(right)
+    for t in range(5):
+        g = t * (t + 1) // 2
+        for a in range(t + 1):
+            joined[:, :, g + a] = right[:, :, g:g + t + 1 - a].max(2)
+    return left, joined
+
+
+POW3 = 3 ** np.arange(7)
+
+
+def jf_join(a: Array, b: Array) -> Array:
+    """Two parts' best values per (jokers used j, a natural left f), int[..., 3, 2] each,
+    joined: jokers add up (at most 2), f is either's (NEG where impossible)."""
+    bm = jnp.maximum(b[..., 0], b[..., 1])
+    out0, out1 = [], []
+    for j in range(3):
+        o0 = o1 = None
+        for j1 in range(j + 1):
+            x0 = a[..., j1, 0] + b[..., j - j1, 0]
+            x1 = jnp.maximum(a[..., j1, 1] + bm[..., j - j1], a[..., j1, 0] + b[..., j - j1, 1])
+            o0 = x0 if o0 is None else jnp.maximum(o0, x0)
+            o1 = x1 if o1 is None else jnp.maximum(o1, x1)
+        out0.append(o0)
+        out1.append(o1)
+    return jnp.maximum(jnp.stack([jnp.stack(out0, -1), jnp.stack(out1, -1)], -1), NEG)
+
+
+def _halves_join(lrow: Array, rrow: Array) -> Array:
+    """The best runs of a suit from its halves' rows (int[15, 3, 2] per crossing group: t runs
+    cross, those of length 1 on one side meet runs of length 2 or more on the other; the right
+    row is prefix-maximised, `half_tables`)."""
+    best = jf_join(lrow, rrow).max(0)
+    return jnp.where(best >= 0, best, NEG)
+
+
+def suit_runs(core: Array, aces: Array, var_left: Array, var_right: Array, ace_c: Array
+              ) -> Array:
+    """The best runs of one suit: `core` int[12] naturals at positions 1..12, `aces` its Aces
+    (each on 0 or 13: the three splits are tried), `var_left` / `var_right` the half tables'
+    variants (a natural that must be placed, the taken card); `ace_c`: the taken card is this
+    suit's Ace, placed on 0 or on 13. int32[3, 2]: the best value with exactly j jokers,
+    without (f=0) or with (f=1) a natural left unused; NEG where impossible."""
+    left, right = (jnp.asarray(t) for t in half_tables())
+    core = core.astype(jnp.int32)
+    lc = (core[:6] * jnp.asarray(POW3[1:])).sum()
+    rc = (core[::-1][:6] * jnp.asarray(POW3[1:])).sum()
+    split = jnp.asarray([0, 0, 1, 1, 2, 2])  # Aces on 13
+    end = jnp.asarray([0, 1, 0, 1, 0, 1])  # an Ace taken card: on 0 (0) or on 13 (1)
+    vl = jnp.where(ace_c, jnp.where(end == 0, 1, 0), var_left)
+    vr = jnp.where(ace_c, jnp.where(end == 1, 1, 0), var_right)
+    lrow = left[lc + jnp.maximum(aces - split, 0), vl].astype(jnp.int32)  # [6, 15, 3, 2]
+    rrow = right[rc + split, vr].astype(jnp.int32)
+    got = jax.vmap(_halves_join)(lrow, rrow)
+    return jnp.where((split <= aces)[:, None, None], got, NEG).max(0)
+
+
+def _maxplus3(a: Array, b: Array) -> Array:
+    """Max-plus convolution of int[..., 3] vectors, truncated to 3 (jokers 0..2)."""
+    out = [a[..., 0] + b[..., 0], jnp.maximum(a[..., 0] + b[..., 1], a[..., 1] + b[..., 0]),
+           jnp.maximum(jnp.maximum(a[..., 0] + b[..., 2], a[..., 1] + b[..., 1]),
+                       a[..., 2] + b[..., 0])]
+    return jnp.maximum(jnp.stack(out, -1), NEG)
+
+
+def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, need_run: bool,
+              need_c: bool) -> Array:
+    """One choice of sets (`x`: per rank the code of the naturals in sets) for the cards `cr`
+    (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the jokers, complete
+    an opening (`opening_possible`)?"""
+    i32 = jnp.int32
+    e1 = jnp.asarray([0] + [1] * 12, i32)
+    xc = jnp.clip(x, 0, 80)
+    xd = jnp.asarray(CODE_DIGITS)[xc]  # [13, 4]
+    left = cr - xd
+    c_nat = c < 52
+    cs, crk = jnp.clip(c // 13, 0, 3), c % 13
+    c_in_set = c_nat & (xd[jnp.clip(crk, 0, 12), cs] >= 1)
+    must = (jnp.arange(4) == cs) & need_c & c_nat & ~c_in_set  # c's suit places a c in a run
+    var_l = jnp.where((crk >= 1) & (crk <= 6), crk + 1, 0)
+    var_r = jnp.where(crk >= 7, 14 - crk, 0)
+    out = jax.vmap(suit_runs)(left[1:].T, left[0], jnp.where(must, var_l, 0),
+                              jnp.where(must, var_r, 0), must & (crk == 0))  # [4, 3, 2]
+    zero = jnp.where(out == 0, 0, NEG)
+    tall, t0 = jf_join(out[0], out[1]), jf_join(zero[0], zero[1])
+    tall, t0 = jf_join(tall, jf_join(out[2], out[3])), jf_join(t0, jf_join(zero[2], zero[3]))
+    runs = jnp.stack([t0, jnp.where(tall > 0, tall, NEG)], -1)  # [3 j, 2 f, 2 a run]
+    # sets: each rank's naturals take 0..2 jokers where they split into sets; max-plus over ranks
+    kk = jnp.arange(3, dtype=i32)
+    kvalid = jnp.asarray(SET_VALID)[e1, xc]  # [13, 3]
+    size = jnp.asarray(SET_SIZE)[xc]
+    w = jnp.where(kvalid, (size[:, None] + kk[None, :]) * jnp.asarray(RANK_VALUE, i32)[:, None],
+                  NEG)
+    w = jnp.where((x == 0)[:, None], jnp.asarray([0, NEG, NEG], i32)[None, :], w)
+    w = jnp.concatenate([w, jnp.asarray([[0, NEG, NEG]] * 3, i32)])  # 16 rows
+    while w.shape[0] > 1:
+        w = _maxplus3(w[0::2], w[1::2])
+    sb = w[0]
+    jr = jnp.arange(3)[:, None, None, None]
+    ks_ = jnp.arange(3)[None, :, None, None]
+    f = jnp.arange(2)[None, None, :, None]
+    rr = jnp.arange(2)[None, None, None, :]
+    value = runs[:, None, :, :] + sb[None, :, None, None]
+    spare = J - jr - ks_
+    c_ok = jnp.where(c_nat, True, jr + ks_ >= 1) | (not need_c)
+    ok = ((spare >= 0) & ((f == 1) | (spare > 0)) & ((rr == 1) | (not need_run)) & c_ok
+          & (value >= T) & (runs[:, None] > NEG // 2) & (sb[None, :, None, None] > NEG // 2))
+    return ok.any()
+
+
+def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_run: bool,
+                  need_c: bool, width: int = CHUNK) -> Array:
+    """`opening_possible` for a batch (int[B, 53], int[B], int[B]) where `active` (bool[B]),
+    False elsewhere. The choices of all active lanes form one list (lane by lane, a prefix sum
+    of their counts), walked `width` choices a trip in a `while_loop`: the trips add up to the
+    choices of the batch, not B times its largest lane's."""
+    i32 = jnp.int32
+    cnt = cnt.astype(i32)
+    B = cnt.shape[0]
+    J = cnt[:, 52]
+    cr = jnp.swapaxes(cnt[:, :52].reshape(B, 4, 13), 1, 2)  # [B, 13, 4]
+    code = (cr * jnp.asarray([1, 3, 9, 27], i32)).sum(2)  # [B, 13]
+    e1 = jnp.asarray([0] + [1] * 12, i32)
+    opts = jnp.asarray(SET_OPTIONS)[e1[None, :], code, J[:, None]]  # [B, 13, 66]
+    radix = jnp.asarray(SET_COUNT)[e1[None, :], code, J[:, None]]  # [B, 13]
+    total = jnp.where(active, jnp.prod(radix, 1, dtype=i32), 0)
+    ends = jnp.cumsum(total)
+    grand = ends[-1]
+    c = jnp.asarray(c, i32)
+    T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
+
+    def item(g: Array) -> tuple[Array, Array]:
+        lane = jnp.clip(jnp.searchsorted(ends, g, side="right"), 0, B - 1)
+        rem = g - (ends[lane] - total[lane])
+        d = []
+        for i in range(13):
+            r_ = radix[lane, i]
+            d.append(rem % r_)
+            rem = rem // r_
+        x = opts[lane, jnp.arange(13), jnp.stack(d)]
+        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, need_run, need_c)
+        return lane, ok & (g < grand)
+
+    def body(carry):
+        g0, found = carry
+        lane, ok = jax.vmap(item)(g0 + jnp.arange(width, dtype=i32))
+        return g0 + width, found.at[lane].max(ok)
+
+    def cond(carry):
+        return carry[0] < grand
+
+    return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros(B, bool)))[1]
+
+
+def opening_possible(cnt: Array, c: Array, opening_min: int | Array, need_run: bool,
+                     need_c: bool) -> Array:
+    """KON-E11 for an unopened player: do some disjoint melds of the 15 cards `cnt` (int[53],
+    the hand and the taken card) contain a card of type `c` (with `need_c`), meet KON-E10
+    (worth `opening_min` or more, a run among them with `need_run`) and leave a card? Exact
+    (module docstring)."""
+    return opening_batch(jnp.asarray(cnt)[None], jnp.asarray(c)[None],
+                         jnp.asarray(opening_min)[None], jnp.ones(1, bool), need_run, need_c)[0]
