@@ -1,0 +1,234 @@
+"""Engine positions for the Konkan tests: a state built from the cards a scenario names (hands,
+table melds, the pile, the stock top first), stepped by name; and a brute-force oracle of the
+opening search (KON-E11), written from the rules, for the kernel's tests."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import kanjax
+from kanjax.envs import kon_spec as ks
+from kanjax.envs import konkan as engine
+
+TOKENS = ks.DECK.tokens
+POS_RANK = [ks.position_rank(q) for q in range(14)]
+VAL = [ks.rank_value(ks.position_rank(q)) for q in range(14)]
+
+
+def make(**flags) -> engine.KonkanEnv:
+    return kanjax.make("konkan", **flags)
+
+
+def cards(text: str) -> list[int]:
+    return [ks.DECK.card(t) for t in text.split()]
+
+
+def counts(text: str) -> np.ndarray:
+    return np.bincount(cards(text), minlength=ks.NUM_TYPES).astype(np.int32)
+
+
+def meld_fields(text: str) -> tuple[int, int, int, int]:
+    """(kind, suit or rank, naturals word, jokers) of a meld written as its cards: a run in
+    position order (`4S JK 6S`; a first Ace is Ace low, a later one Ace high), a set (`8H 8S
+    JK`); `run:` / `set:` in front say which where the cards do not."""
+    kind = None
+    if ":" in text:
+        head, text = text.split(":", 1)
+        kind = ks.RUN_MELD if head.strip() == "run" else ks.SET_MELD
+    toks = text.split()
+    nat = [t for t in toks if t != "JK"]
+    ranks = {ks.rank_of(ks.DECK.card(t)) for t in nat}
+    if kind is None:
+        kind = ks.SET_MELD if len(ranks) == 1 and len(nat) >= 2 else ks.RUN_MELD
+    if kind == ks.SET_MELD:
+        r = ranks.pop()
+        suits = sum(1 << ks.suit_of(ks.DECK.card(t)) for t in nat)
+        return kind, r, suits, toks.count("JK")
+    i = next(i for i, t in enumerate(toks) if t != "JK")
+    c0 = ks.DECK.card(toks[i])
+    r0 = ks.rank_of(c0)
+    p0 = (0 if i == 0 else 13) if r0 == 0 else r0
+    start = p0 - i
+    nw = jw = 0
+    for j, t in enumerate(toks):
+        if t == "JK":
+            jw |= 1 << (start + j)
+        else:
+            nw |= 1 << (start + j)
+    return kind, ks.suit_of(c0), nw, jw
+
+
+def position(env, *, hands, melds=(), pile="", stock=None, mover=0, dealer=None, rnd=1,
+             phase=ks.PHASE_ACT, opened=None, requested=(), opened_start=None, taken=-1,
+             selection="", totals=None, flags=None):
+    """The state of a scenario: `hands` per seat, `melds` (owner, cards) in slot order, the
+    `pile` bottom first, the `stock` top first (default: the cards named nowhere, up to the
+    stock's size; the others are out of play). In PHASE_ACT the mover has just drawn (the
+    turn's snapshot is this position); in PHASE_DRAW the turn starts (its mask resolved).
+    `flags`: the turn's header slots (turn_melds, turn_value, ...)."""
+    n = env.n
+    dealer = (mover - 1) % n if dealer is None else dealer
+    hc = np.stack([counts(h) for h in hands]).astype(np.int32)
+    kind = np.full(ks.MAX_MELDS, -1)
+    owner = np.full(ks.MAX_MELDS, -1)
+    key = np.full(ks.MAX_MELDS, -1)
+    nat = np.zeros(ks.MAX_MELDS, np.int32)
+    jok = np.zeros(ks.MAX_MELDS, np.int32)
+    used = hc.sum(0)
+    for m, (o, text) in enumerate(melds):
+        kind[m], key[m], nat[m], jok[m] = meld_fields(text)
+        owner[m] = o
+        used = used + counts(text.split(":")[-1])
+    pile_cards = cards(pile)
+    used = used + np.bincount(pile_cards, minlength=ks.NUM_TYPES) if pile_cards else used
+    rest = [t for t in range(ks.NUM_TYPES) for _ in range(ks.COPIES - int(used[t]))]
+    assert all(used <= ks.COPIES), "a card more than twice"
+    size = ks.stock_size(n)
+    stock_cards = rest[:size] if stock is None else cards(stock)
+    for t in stock_cards:
+        rest.remove(t)
+    drawn = size - len(stock_cards)
+    deck = np.array(rest + [0] * ks.DECK_SIZE)[:ks.DECK_SIZE]
+    base = ks.HAND_SIZE * n + 1 + drawn
+    deck[base:base + len(stock_cards)] = stock_cards
+    pile_arr = np.zeros(ks.DECK_SIZE, np.int32)
+    pile_arr[:len(pile_cards)] = pile_cards
+    if opened is None:
+        opened = [p in set(owner[owner >= 0].tolist()) for p in range(n)]
+    if opened_start is None:
+        opened_start = bool(opened[mover])
+    g = {k: 0 for k in engine.HEAD}
+    g.update(phase=phase, dealer=dealer, round=rnd, drawn=drawn, pile_n=len(pile_cards),
+             nmelds=len(melds), snap_nmelds=len(melds), taken=taken,
+             opened=sum(1 << p for p in range(n) if opened[p]),
+             requested=sum(1 << p for p in requested), opened_start=int(opened_start),
+             outcome=ks.IN_PLAY, finisher=-1, pending=int(phase == ks.PHASE_DRAW))
+    g.update(flags or {})
+    g = {k: jnp.int32(v) for k, v in g.items()}
+    tot = np.zeros(5, np.int32)
+    if totals is not None:
+        tot[:n] = totals
+    g["totals"], g["scores"] = jnp.asarray(tot), jnp.zeros(5, jnp.int32)
+    i8, i16 = jnp.int8, jnp.int16
+    s = engine.KonState(
+        current_player=jnp.int8(mover), legal_action_mask=jnp.zeros(ks.NUM_ACTIONS, bool),
+        rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False),
+        truncated=jnp.bool_(False), illegal_action=jnp.bool_(False), step_count=jnp.int32(0),
+        _hands=jnp.asarray(hc, i8), _sel=jnp.asarray(counts(selection), i8),
+        _deck=jnp.asarray(deck, i8), _pile=jnp.asarray(pile_arr, i8),
+        _mk=jnp.asarray(kind, i8), _mo=jnp.asarray(owner, i8), _mx=jnp.asarray(key, i8),
+        _mn=jnp.asarray(nat, i16), _mj=jnp.asarray(jok, i16), _sh=jnp.asarray(hc[mover], i8),
+        _sn=jnp.asarray(nat, i16), _sj=jnp.asarray(jok, i16),
+        _h=jnp.zeros(len(engine.HEAD), i16), _w=jnp.zeros((2, 5), jnp.int32))
+    s = engine.KonkanEnv._pack(s, g)
+    if phase == ks.PHASE_DRAW:
+        return env.jitted("_resolve")(s)
+    return env.jitted("_finalize")(s)
+
+
+def legal(env, state) -> set[str]:
+    return {env.action_name(a) for a in env.legal_actions(state)}
+
+
+def play(env, state, *names: str):
+    """`checked_step` each action name in turn."""
+    for name in names:
+        state = env.checked_step(state, name, jax.random.PRNGKey(0))
+    return state
+
+
+def pick_all(env, state, text: str):
+    return play(env, state, *[f"pick {t}" for t in text.split()])
+
+
+def summary(env, state) -> dict:
+    return {k: np.asarray(v) for k, v in env.jitted("summary")(state).items()}
+
+
+def meld_text(env, state, m: int) -> str:
+    """Table meld m as its cards (runs in position order, `JK` for a joker)."""
+    f = summary(env, state)
+    kind = int(f["meld_kind"][m])
+    cells = f["meld_cards"][m]
+    if kind == ks.RUN_MELD:
+        su = int(f["meld_suit"][m])
+        return " ".join("JK" if cells[q] == ks.JOKER_CARD else
+                        TOKENS[ks.card_type(su, POS_RANK[q])] for q in range(14) if cells[q])
+    r = int(f["meld_rank"][m])
+    return " ".join([TOKENS[ks.card_type(u, r)] for u in range(4) if cells[u]]
+                    + ["JK"] * int(f["meld_jokers"][m]))
+
+
+def hand_text(env, state, p: int) -> str:
+    h = summary(env, state)["hands"][p]
+    return " ".join(TOKENS[t] for t in range(ks.NUM_TYPES) for _ in range(int(h[t])))
+
+
+# ---- the opening oracle (KON-E11, KON-33), brute force -----------------------------------------
+def opening_oracle(cnt, c: int, T: int, need_run: bool, need_c: bool) -> bool:
+    """Some disjoint melds of `cnt` (53 counts) contain a card of type c (need_c), are worth
+    T or more, hold a run (need_run) and leave a card: a memoised search over every packing
+    (the lowest natural left is unused, or the lowest natural of a set or of a run)."""
+    best = _best(tuple(int(x) for x in cnt[:52]), int(cnt[52]), int(c) if need_c else -1)
+    return any((run or not need_run) and (used or not need_c) and left and v >= T
+               for (run, used, left), v in best.items())
+
+
+def _merge(out, key, v):
+    if v > out.get(key, -1):
+        out[key] = v
+
+
+@functools.cache
+def _best(rem: tuple, J: int, c: int) -> dict:
+    """(a run, c used, a card left) -> the best value of melds from rem + J jokers."""
+    x = next((t for t in range(52) if rem[t] > 0), None)
+    if x is None:
+        return {(False, False, J > 0): 0}
+    out: dict = {}
+    s, r = divmod(x, 13)
+    base = list(rem)
+    base[x] -= 1
+    for (run, used, _), v in _best(tuple(base), J, c).items():  # x unused
+        _merge(out, (run, used, True), v)
+    others = [u for u in range(s + 1, 4) if rem[13 * u + r] > 0]
+    for size in range(4):  # x in a set with higher suits and jokers
+        for sub in itertools.combinations(others, size):
+            for k in range(min(J, 2) + 1):
+                if not 3 <= 1 + size + k <= 4:
+                    continue
+                nxt = list(base)
+                for u in sub:
+                    nxt[13 * u + r] -= 1
+                used = x == c or any(13 * u + r == c for u in sub) or (c == 52 and k > 0)
+                v0 = (1 + size + k) * ks.rank_value(r)
+                for (run, u2, left), v in _best(tuple(nxt), J - k, c).items():
+                    _merge(out, (run, u2 or used, left), v + v0)
+    for q in ([0, 13] if r == 0 else [r]):  # x the lowest natural of a run of its suit
+        for k in range(3, 14):
+            for p in range(max(0, q - k + 1), min(q, 14 - k) + 1):
+                window = [w for w in range(p, p + k) if w != q]
+                choices = [["J", "N"] if POS_RANK[w] > r and rem[13 * s + POS_RANK[w]] > 0
+                           else ["J"] for w in window]
+                for pick in itertools.product(*choices):
+                    jk = pick.count("J")
+                    if jk > J:
+                        continue
+                    nxt = list(base)
+                    for w, ch in zip(window, pick, strict=True):
+                        if ch == "N":
+                            nxt[13 * s + POS_RANK[w]] -= 1
+                    if min(nxt) < 0:
+                        continue
+                    used = x == c or (c == 52 and jk > 0) or any(
+                        ch == "N" and 13 * s + POS_RANK[w] == c
+                        for w, ch in zip(window, pick, strict=True))
+                    v0 = sum(VAL[w] for w in range(p, p + k))
+                    for (_, u2, left), v in _best(tuple(nxt), J - jk, c).items():
+                        _merge(out, (True, u2 or used, left), v + v0)
+    return out
