@@ -232,3 +232,160 @@ def _best(rem: tuple, J: int, c: int) -> dict:
                     for (_, u2, left), v in _best(tuple(nxt), J - jk, c).items():
                         _merge(out, (True, u2 or used, left), v + v0)
     return out
+
+
+# ---- the table actions, brute force (KON-E6..E9) ----------------------------------------------
+def _types_of(sel) -> tuple:
+    return tuple(sorted(sel))
+
+
+def finals(hand, melds, can_meld=True, run_lengths=range(3, 14), set_sizes=(3, 4),
+           can_table=True):
+    """Every finishing action of a hand (53 counts) and table melds ((kind, key, naturals,
+    jokers) as the engine stores them): (action name, the selection it lays, sorted types),
+    written from KON-E6..E9 (KON-13: a card stays in hand)."""
+    hand = [int(x) for x in hand]
+    J, nh = hand[52], sum(hand)
+    out = []
+
+    def pieces(s, positions, need_natural):
+        avail = [q for q in positions if hand[ks.card_type(s, POS_RANK[q])] > 0]
+        for r in range(len(avail) + 1):
+            for nat in itertools.combinations(avail, r):
+                jk = len(positions) - len(nat)
+                if jk <= J and (len(nat) >= 1 or not need_natural):
+                    yield [ks.card_type(s, POS_RANK[q]) for q in nat] + [52] * jk
+
+    if can_meld:
+        for s in range(4):
+            for p, k in engine.mk.WINDOWS:
+                if k in run_lengths and k <= nh - 1:
+                    for sel in pieces(s, range(p, p + k), True):
+                        out.append((f"run {p}", _types_of(sel)))
+        for r in range(13):
+            suits = [u for u in range(4) if hand[ks.card_type(u, r)] > 0]
+            for z in set_sizes:
+                if z > nh - 1:
+                    continue
+                for size in range(1, min(z, len(suits)) + 1):
+                    for sub in itertools.combinations(suits, size):
+                        if z - size <= J:
+                            out.append(("set", _types_of([ks.card_type(u, r) for u in sub]
+                                                         + [52] * (z - size))))
+    if not can_table:
+        return out
+    for m, (kind, key, nat, jok) in enumerate(melds):
+        if kind == ks.RUN_MELD:
+            occ = [q for q in range(14) if (nat | jok) >> q & 1]
+            lo, hi, L = occ[0], occ[-1], len(occ)
+            for j in range(1, 14):
+                if j > nh - 1 or L + j > 13:
+                    break
+                for name, rng in ((f"layoff {m}", range(hi + 1, hi + j + 1)),
+                                  (f"layoff {m} low", range(lo - j, lo))):
+                    if min(rng) >= 0 and max(rng) <= 13:
+                        for sel in pieces(key, rng, False):
+                            out.append((name, _types_of(sel)))
+            for q in range(14):
+                if jok >> q & 1 and hand[ks.card_type(key, POS_RANK[q])] > 0:
+                    out.append((f"retrieve {m}", (ks.card_type(key, POS_RANK[q]),)))
+        elif kind == ks.SET_MELD:
+            free = [u for u in range(4) if not nat >> u & 1 and hand[ks.card_type(u, key)] > 0]
+            z = bin(nat).count("1") + jok
+            for size in range(len(free) + 1):
+                for sub in itertools.combinations(free, size):
+                    for k in range(J + 1):
+                        if 1 <= size + k <= nh - 1 and z + size + k <= 4:
+                            out.append((f"layoff {m}", _types_of(
+                                [ks.card_type(u, key) for u in sub] + [52] * k)))
+            missing = [u for u in range(4) if not nat >> u & 1]
+            if jok and all(hand[ks.card_type(u, key)] > 0 for u in missing):
+                out.append((f"retrieve {m}", _types_of([ks.card_type(u, key) for u in missing])))
+    return out
+
+
+def mask_oracle(hand, sel, melds, **rules) -> set[str]:
+    """The picks and finishing actions legal with selection `sel` (53 counts): a pick when
+    some finishing action lays a superset of the selection with it (docs/turns.md), a
+    finishing action when it lays exactly the selection."""
+    fs = finals(hand, melds, **rules)
+    s = [int(x) for x in sel]
+    names = set()
+    for name, f in fs:
+        fc = np.bincount(np.array(f, int), minlength=53)
+        if (fc == s).all():
+            names.add(name)
+        if (fc >= s).all():
+            for t in np.flatnonzero(fc > np.array(s)):
+                names.add(f"pick {TOKENS[t]}")
+    return names
+
+
+def apply_final(hand, melds, name, f):
+    """The hand and melds after a finishing action (the engine's storage, KON-E6..E8)."""
+    hand = list(hand)
+    melds = [list(m) for m in melds]
+    for t in f:
+        hand[t] -= 1
+    nat_types = [t for t in f if t < 52]
+    words = name.split()
+    if words[0] == "run":
+        p, k = int(words[1]), len(f)
+        s = nat_types[0] // 13
+        nw = sum(1 << (13 if (t % 13 == 0 and p > 0) else t % 13) for t in nat_types)
+        jw = sum(1 << q for q in range(p, p + k)) & ~nw
+        melds.append([ks.RUN_MELD, s, nw, jw])
+    elif words[0] == "set":
+        r = nat_types[0] % 13
+        melds.append([ks.SET_MELD, r, sum(1 << (t // 13) for t in nat_types), f.count(52)])
+    else:
+        m = int(words[1])
+        kind, key, nat, jok = melds[m]
+        if words[0] == "retrieve":
+            if kind == ks.SET_MELD:
+                hand[52] += jok
+                melds[m] = [kind, key, 15, 0]
+            else:
+                t = f[0]
+                bits = [q for q in range(14) if jok >> q & 1 and POS_RANK[q] == t % 13]
+                melds[m] = [kind, key, nat | 1 << bits[0], jok & ~(1 << bits[0])]
+                hand[52] += 1
+        elif kind == ks.SET_MELD:
+            melds[m] = [kind, key, nat | sum(1 << (t // 13) for t in nat_types), jok + f.count(52)]
+        else:
+            occ = [q for q in range(14) if (nat | jok) >> q & 1]
+            rng = (range(occ[-1] + 1, occ[-1] + 1 + len(f)) if len(words) == 2
+                   else range(occ[0] - len(f), occ[0]))
+            nw = 0
+            for t in nat_types:
+                q = [q for q in rng if POS_RANK[q] == t % 13][0]
+                nw |= 1 << q
+            jw = sum(1 << q for q in rng) & ~nw
+            nat, jok = nat | nw, jok | jw
+            if nat | jok == 0x3FFE:
+                nat, jok = (nat & 0x1FFF) | (nat >> 13 & 1), (jok & 0x1FFF) | (jok >> 13 & 1)
+            melds[m] = [kind, key, nat, jok]
+    return hand, melds
+
+
+def opened_take_oracle(hand, c: int, melds, must_use: bool = True) -> bool:
+    """KON-E11 for a player opened before the turn: after taking c, does some sequence of
+    legal table actions end with a card of type c placed by a new meld or a layoff (without
+    `must_use`: with any new meld or layoff)? A search over the turn's table actions."""
+    start = list(hand)
+    start[c] += 1
+    seen = set()
+
+    def search(h, ms) -> bool:
+        key = (tuple(h), tuple(tuple(m) for m in ms))
+        if key in seen:
+            return False
+        seen.add(key)
+        for name, f in finals(h, ms):
+            if not name.startswith("retrieve") and (not must_use or c in f):
+                return True
+            if search(*apply_final(h, ms, name, f)):
+                return True
+        return False
+
+    return search(start, [list(m) for m in melds])
