@@ -145,6 +145,29 @@ def ranks_to_pos(ranks: Array, ace_high: Array) -> Array:
     return (ranks & 0x1FFE) | jnp.where(ace_high, ace << 13, ace)
 
 
+def _span(a: Array, b: Array) -> Array:
+    """The position mask of a..b (0 where b < a; a, b within 0..13 or empty)."""
+    a = jnp.clip(a, 0, 14)
+    b = jnp.clip(b, -1, 13)
+    return jnp.where(b >= a, (2 << b) - (1 << a), 0)
+
+
+def _nth_low(x: Array, n: Array) -> Array:
+    """The position of the (n+1)-th lowest set bit of x (n = 0..2), 14 if x has fewer."""
+    for _ in range(2):
+        x = jnp.where(n > 0, x & (x - 1), x)
+        n = n - 1
+    return jnp.where(x == 0, 14, lowest(x))
+
+
+def _nth_high(x: Array, n: Array) -> Array:
+    """The position of the (n+1)-th highest set bit of x (n = 0..2), -1 if x has fewer."""
+    for _ in range(2):
+        x = jnp.where(n > 0, x & ~(1 << jnp.clip(highest(x), 0, 31)), x)
+        n = n - 1
+    return jnp.where(x == 0, -1, highest(x))
+
+
 # ---- PHASE_ACT: picks and finishing actions (KON-E6..E9) -----------------------------------
 def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: Array,
               can_meld: Array, run_lengths: Array, set_sizes: Array, can_table: Array
@@ -212,22 +235,38 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     s = jnp.clip(key, 0, 3)
     hws, sws = hw[s], sw[s]
     base = can_table & ok_sel & is_run & (nsuits <= 1) & ((nsuits == 0) | sel_suits[s])
-    j = jnp.asarray(JS)[None, :]
-    lay_words = jnp.zeros(4, i32)
-    ends = []
-    for a, b, valid in ((hi[:, None] + 1, hi[:, None] + j, hi[:, None] + j <= 13),
-                        (lo[:, None] - j, lo[:, None] - 1, lo[:, None] - j >= 0)):
-        valid = base[:, None] & valid & (length[:, None] + j <= 13) & (j <= kmax)
-        rj = jnp.asarray(RANGE_RANKS)[jnp.clip(a, 0, 13), jnp.clip(b, 0, 13)]
-        valid &= (sws[:, None] & ~rj) == 0
-        pcj = popcount(hws[:, None] & rj)
-        pn = valid & (j - pcj <= J) & (j - nsel - 1 >= js)
-        joker |= (valid & (J >= js + 1) & (j - pcj <= J) & (j - nsel >= js + 1)).any()
-        words = or_reduce(jnp.where(pn, rj & hws[:, None] & ~sws[:, None], 0), 1)  # [35]
-        lay_words |= or_reduce(jnp.where(s[:, None] == jnp.arange(4)[None, :], words[:, None],
-                                         0), 0)
-        ends.append((valid & (j == nsel + js)).any(1))
-    layoff, layoff_low = ends
+    # the hand's and the selection's positions of the meld's suit (an Ace on both ends)
+    hp = ranks_to_pos(hws, False) | ((hws & 1) << 13)
+    one_j = (J >= js + 1)
+    top = 13 - length
+    # high end: positions hi+1 .. hi+j; the J+1-th position above hi the hand lacks bounds j
+    above = 0x3FFF & ~((2 << hi) - 1)
+    sp = ranks_to_pos(sws, True)
+    j_sel = jnp.where(sp != 0, highest(sp) - hi, 0)
+    ok_sel_hi = (sp & ~above) == 0
+    j_gap = _nth_low(above & ~hp, J) - hi - 1
+    j_max = jnp.minimum(jnp.minimum(13 - hi, top), kmax)
+    hi_top = jnp.minimum(j_max, j_gap)
+    hi_ok = base & ok_sel_hi & (hi_top >= jnp.maximum(jnp.maximum(j_sel, nsel + 1 + js), 1))
+    hi_jok = base & ok_sel_hi & one_j & (hi_top >= jnp.maximum(j_sel, nsel + js + 1))
+    k = nsel + js
+    layoff = base & ok_sel_hi & (k >= 1) & (k <= j_max) & (k >= j_sel)
+    hi_words = pos_to_ranks(_span(hi + 1, hi + hi_top) & hp) & ~sws
+    # low end: positions lo-j .. lo-1
+    below = (1 << lo) - 1
+    sp = ranks_to_pos(sws, False)
+    j_sel = jnp.where(sp != 0, lo - lowest(sp), 0)
+    ok_sel_lo = (sp & ~below) == 0
+    j_gap = lo - _nth_high(below & ~hp, J) - 1
+    j_max = jnp.minimum(jnp.minimum(lo, top), kmax)
+    lo_top = jnp.minimum(j_max, j_gap)
+    lo_ok = base & ok_sel_lo & (lo_top >= jnp.maximum(jnp.maximum(j_sel, nsel + 1 + js), 1))
+    lo_jok = base & ok_sel_lo & one_j & (lo_top >= jnp.maximum(j_sel, nsel + js + 1))
+    layoff_low = base & ok_sel_lo & (k >= 1) & (k <= j_max) & (k >= j_sel)
+    lo_words = pos_to_ranks(_span(lo - lo_top, lo - 1) & hp) & ~sws
+    joker |= (hi_jok | lo_jok).any()
+    words = jnp.where(hi_ok, hi_words, 0) | jnp.where(lo_ok, lo_words, 0)  # [35]
+    lay_words = or_reduce(jnp.where(s[:, None] == jnp.arange(4)[None, :], words[:, None], 0), 0)
 
     # layoffs onto sets
     r = jnp.clip(key, 0, 12)
@@ -262,6 +301,8 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
             "retrieve": retrieve}
 
 
+
+
 # ---- KON-E11 for a player opened at the turn's start ----------------------------------------
 def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok: Array,
                 must_use: bool) -> Array:
@@ -291,38 +332,33 @@ def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok:
     c = c.astype(i32)
     hp = hand.astype(i32).at[c].add(1)
     is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
-    # joker sources: each joker of a run, each set holding jokers (at most two in all)
-    run_j = jnp.where(is_run, jok, 0)
-    first = run_j & -run_j
-    second = run_j & ~first
-    s = jnp.clip(key, 0, 3)
-    r = jnp.clip(key, 0, 12)
-
-    def run_need(bit):
-        t = 13 * s + POS_RANK_J[jnp.clip(lowest(bit), 0, 13)]
-        return jax.nn.one_hot(t, 53, dtype=i32) * (bit != 0)[:, None]
-
-    set_has = is_set & (jok >= 1)
-    set_need = jnp.zeros((35, 53), i32)
-    for u in range(4):
-        t = 13 * u + r
-        set_need += jax.nn.one_hot(t, 53, dtype=i32) * (set_has & (((nat >> u) & 1) == 0))[:, None]
-    needs = jnp.concatenate([run_need(first), run_need(second), set_need])  # [105, 53]
-    gains = jnp.concatenate([(first != 0), (second != 0), set_has]).astype(i32) * jnp.concatenate(
-        [jnp.ones(70, i32), jnp.where(set_has, jok, 0)])
-    idx = jnp.nonzero(gains > 0, size=2, fill_value=105)[0]
-    needs = jnp.concatenate([needs, jnp.zeros((1, 53), i32)])[idx]  # [2, 53]
-    gains = jnp.concatenate([gains, jnp.zeros(1, i32)])[idx]
+    # joker sources (at most two in all): each joker of a run, each set holding jokers
+    count = jnp.where(is_run, popcount(jok), (is_set & (jok >= 1)).astype(i32))
+    m0 = jnp.argmax(count > 0)
+    later = (jnp.arange(35) > m0) & (count > 0)
+    m1 = jnp.where(count[m0] == 2, m0, jnp.argmax(later))
+    valid = jnp.stack([count[m0] > 0, (count[m0] == 2) | later.any()])
+    ms = jnp.stack([m0, m1])
+    jk = jok[ms]
+    low = jk & -jk
+    bit = jnp.where((jnp.arange(2) == 1) & (m1 == m0), jk & ~low, low)
+    runs = is_run[ms]
+    s, r = jnp.clip(key[ms], 0, 3), jnp.clip(key[ms], 0, 12)
+    u = jnp.arange(4)
+    run_t = 13 * s + jnp.asarray(POS_RANK)[jnp.clip(lowest(bit), 0, 13)]  # a run's joker: its card
+    set_t = jnp.where(((nat[ms][:, None] >> u[None, :]) & 1) == 0,
+                      13 * u[None, :] + r[:, None], 53)  # a set's: its missing suits
+    cand = jnp.where(runs[:, None], jnp.where((u == 0)[None, :], run_t[:, None], 53), set_t)
+    needs = (jnp.arange(53)[None, None, :] == cand[:, :, None]).sum(1)  # [2, 53]
+    gains = jnp.where(runs, 1, jk) * valid
     subsets = jnp.asarray([[0, 0], [1, 0], [0, 1], [1, 1]], i32)
     need = subsets @ needs  # [4, 53]
     gain = subsets @ gains
     hands = hp[None, :] - need + gain[:, None] * (jnp.arange(53) == 52)[None, :]
-    feasible = (hands >= 0).all(1) & ((subsets == 0) | (gains[None, :] > 0)).all(1)
+    feasible = (hands >= 0).all(1) & ((subsets == 0) | valid[None, :]).all(1)
     return (feasible & jax.vmap(lambda h: _take_checks(h, c, kind, key, nat, jok, must_use))(
         hands)).any()
 
-
-POS_RANK_J = jnp.asarray(POS_RANK, jnp.int32)
 
 
 def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Array:
@@ -346,9 +382,9 @@ def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Arr
         meld = ((((gaps3 <= J) & (gaps3 < 3)).any() | ((popcount(hr) + J >= 3) & (hr != 0)).any())
                 & (n >= 4))
         lay_nat_hi = is_run & (length <= 12) & (hi < 13) & (
-            ((hw[s] >> POS_RANK_J[jnp.clip(hi + 1, 0, 13)]) & 1) == 1)
+            ((hw[s] >> jnp.asarray(POS_RANK)[jnp.clip(hi + 1, 0, 13)]) & 1) == 1)
         lay_nat_lo = is_run & (length <= 12) & (lo > 0) & (
-            ((hw[s] >> POS_RANK_J[jnp.clip(lo - 1, 0, 13)]) & 1) == 1)
+            ((hw[s] >> jnp.asarray(POS_RANK)[jnp.clip(lo - 1, 0, 13)]) & 1) == 1)
         lay_set = is_set & (z < 4) & ((hr[r] & ~nat) != 0)
         lay_jok = ((is_run & (length <= 12)) | (is_set & (z < 4))) & (J >= 1)
         lay = (lay_nat_hi | lay_nat_lo | lay_set | lay_jok).any() & (n >= 2)
@@ -575,25 +611,18 @@ def _halves_join(lrow: Array, rrow: Array) -> Array:
     return jnp.where(best >= 0, best, NEG)
 
 
-def suit_runs(core: Array, aces: Array, var_left: Array, var_right: Array, ace_c: Array
+def suit_runs(core: Array, ace_low: Array, ace_high: Array, var_left: Array, var_right: Array
               ) -> Array:
-    """The best runs of one suit: `core` int[12] naturals at positions 1..12, `aces` its Aces
-    (each on 0 or 13: the three splits are tried), `var_left` / `var_right` the half tables'
-    variants (a natural that must be placed, the taken card); `ace_c`: the taken card is this
-    suit's Ace, placed on 0 or on 13. int32[3, 2]: the best value with exactly j jokers,
-    without (f=0) or with (f=1) a natural left unused; NEG where impossible."""
+    """The best runs of one suit: `core` int[12] naturals at positions 1..12, `ace_low` /
+    `ace_high` its Aces on 0 and on 13, `var_left` / `var_right` the half tables' variants (a
+    natural that must be placed: the taken card). int32[3, 2]: the best value with exactly j
+    jokers, without (f=0) or with (f=1) a natural left unused; NEG where impossible."""
     left, right = (jnp.asarray(t) for t in half_tables())
     core = core.astype(jnp.int32)
-    lc = (core[:6] * jnp.asarray(POW3[1:])).sum()
-    rc = (core[::-1][:6] * jnp.asarray(POW3[1:])).sum()
-    split = jnp.asarray([0, 0, 1, 1, 2, 2])  # Aces on 13
-    end = jnp.asarray([0, 1, 0, 1, 0, 1])  # an Ace taken card: on 0 (0) or on 13 (1)
-    vl = jnp.where(ace_c, jnp.where(end == 0, 1, 0), var_left)
-    vr = jnp.where(ace_c, jnp.where(end == 1, 1, 0), var_right)
-    lrow = left[lc + jnp.maximum(aces - split, 0), vl].astype(jnp.int32)  # [6, 15, 3, 2]
-    rrow = right[rc + split, vr].astype(jnp.int32)
-    got = jax.vmap(_halves_join)(lrow, rrow)
-    return jnp.where((split <= aces)[:, None, None], got, NEG).max(0)
+    lc = (core[:6] * jnp.asarray(POW3[1:])).sum() + ace_low
+    rc = (core[::-1][:6] * jnp.asarray(POW3[1:])).sum() + ace_high
+    return _halves_join(left[lc, var_left].astype(jnp.int32),
+                        right[rc, var_right].astype(jnp.int32))
 
 
 def _maxplus3(a: Array, b: Array) -> Array:
@@ -604,11 +633,12 @@ def _maxplus3(a: Array, b: Array) -> Array:
     return jnp.maximum(jnp.stack(out, -1), NEG)
 
 
-def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, need_run: bool,
-              need_c: bool) -> Array:
-    """One choice of sets (`x`: per rank the code of the naturals in sets) for the cards `cr`
-    (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the jokers, complete
-    an opening (`opening_possible`)?"""
+def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, end: Array,
+              need_run: bool, need_c: bool) -> Array:
+    """One choice of sets (`x`: per rank the code of the naturals in sets), Aces (`split`: per
+    suit the Aces put on 13, the others on 0) and, for a taken Ace, its end (`end`: 0 or 13),
+    for the cards `cr` (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the
+    jokers, complete an opening (`opening_possible`)?"""
     i32 = jnp.int32
     e1 = jnp.asarray([0] + [1] * 12, i32)
     xc = jnp.clip(x, 0, 80)
@@ -618,13 +648,16 @@ def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, need_run: bool,
     cs, crk = jnp.clip(c // 13, 0, 3), c % 13
     c_in_set = c_nat & (xd[jnp.clip(crk, 0, 12), cs] >= 1)
     must = (jnp.arange(4) == cs) & need_c & c_nat & ~c_in_set  # c's suit places a c in a run
-    var_l = jnp.where((crk >= 1) & (crk <= 6), crk + 1, 0)
-    var_r = jnp.where(crk >= 7, 14 - crk, 0)
-    out = jax.vmap(suit_runs)(left[1:].T, left[0], jnp.where(must, var_l, 0),
-                              jnp.where(must, var_r, 0), must & (crk == 0))  # [4, 3, 2]
-    zero = jnp.where(out == 0, 0, NEG)
-    tall, t0 = jf_join(out[0], out[1]), jf_join(zero[0], zero[1])
-    tall, t0 = jf_join(tall, jf_join(out[2], out[3])), jf_join(t0, jf_join(zero[2], zero[3]))
+    q = jnp.where(crk == 0, end, crk)
+    var_l = jnp.where((q <= 6), q + 1, 0)
+    var_r = jnp.where(q >= 7, 14 - q, 0)
+    aces = left[0]
+    valid = (split <= aces).all()
+    out = jax.vmap(suit_runs)(left[1:].T, aces - split, split, jnp.where(must, var_l, 0),
+                              jnp.where(must, var_r, 0))  # [4, 3, 2]
+    both = jnp.stack([jnp.where(out == 0, 0, NEG), out])  # [no run, any] x [4 suits, 3, 2]
+    both = jf_join(both[:, 0::2], both[:, 1::2])
+    t0, tall = jf_join(both[:, 0], both[:, 1])
     runs = jnp.stack([t0, jnp.where(tall > 0, tall, NEG)], -1)  # [3 j, 2 f, 2 a run]
     # sets: each rank's naturals take 0..2 jokers where they split into sets; max-plus over ranks
     kk = jnp.arange(3, dtype=i32)
@@ -646,7 +679,7 @@ def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, need_run: bool,
     c_ok = jnp.where(c_nat, True, jr + ks_ >= 1) | (not need_c)
     ok = ((spare >= 0) & ((f == 1) | (spare > 0)) & ((rr == 1) | (not need_run)) & c_ok
           & (value >= T) & (runs[:, None] > NEG // 2) & (sb[None, :, None, None] > NEG // 2))
-    return ok.any()
+    return ok.any() & valid
 
 
 def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_run: bool,
@@ -663,23 +696,25 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
     code = (cr * jnp.asarray([1, 3, 9, 27], i32)).sum(2)  # [B, 13]
     e1 = jnp.asarray([0] + [1] * 12, i32)
     opts = jnp.asarray(SET_OPTIONS)[e1[None, :], code, J[:, None]]  # [B, 13, 66]
-    radix = jnp.asarray(SET_COUNT)[e1[None, :], code, J[:, None]]  # [B, 13]
+    c = jnp.asarray(c, i32)
+    ace_c = (c < 52) & (c % 13 == 0) & need_c
+    # digits: the sets of each rank, each suit's Aces on 13, a taken Ace's end
+    radix = jnp.concatenate([jnp.asarray(SET_COUNT)[e1[None, :], code, J[:, None]],
+                             cr[:, 0, :] + 1, jnp.where(ace_c, 2, 1)[:, None]], 1)  # [B, 18]
     total = jnp.where(active, jnp.prod(radix, 1, dtype=i32), 0)
     ends = jnp.cumsum(total)
     grand = ends[-1]
-    c = jnp.asarray(c, i32)
     T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
 
     def item(g: Array) -> tuple[Array, Array]:
         lane = jnp.clip(jnp.searchsorted(ends, g, side="right"), 0, B - 1)
         rem = g - (ends[lane] - total[lane])
-        d = []
-        for i in range(13):
-            r_ = radix[lane, i]
-            d.append(rem % r_)
-            rem = rem // r_
-        x = opts[lane, jnp.arange(13), jnp.stack(d)]
-        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, need_run, need_c)
+        rad = radix[lane]
+        stride = jnp.cumprod(jnp.concatenate([jnp.ones(1, i32), rad[:-1]]))
+        d = (rem // stride) % rad
+        x = opts[lane, jnp.arange(13), d[:13]]
+        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, d[13:17], 13 * d[17], need_run,
+                       need_c)
         return lane, ok & (g < grand)
 
     def body(carry):

@@ -35,8 +35,8 @@ State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's sel
 `_deck` int8[106] the round's deck order (KON-6), `_pile` int8[106] the discard pile bottom
 first, table melds in slots 0..34 (`_mk` kind, `_mo` owner, `_mx` suit or rank, `_mn` natural
 positions or suits int16, `_mj` joker positions or count int16), the turn's snapshot for
-`retract` (`_sh` the mover's hand, `_sn` / `_sj` the melds' naturals and jokers), `_h` int8
-header and `_w` int32 header (`LAYOUT`).
+`retract` (`_sh` the mover's hand, `_sn` / `_sj` the melds' naturals and jokers), `_h` int16
+header (named scalars, `HEAD`) and `_w` int32[2, 5] (totals, the last round's scores).
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summ
 from kanjax.cards import Deal, format_deal
 from kanjax.envs import kon_spec as ks
 from kanjax.envs.deal_fields import read_deal
-from kanjax.envs.layout import Layout
 from kanjax.jaxutil import random_ranks, tree_where, update_lanes
 
 T = ks.NUM_TYPES
@@ -62,11 +61,33 @@ TYPES = np.repeat(np.arange(T), ks.COPIES).astype(np.int32)  # the 106 cards as 
 CARD_VALUE = mk.CARD_VALUE  # KON-3, a joker in hand 15
 TURN_FLAGS = ("opened_start", "turn_melds", "turn_run", "kr10", "kr11", "ks3", "ks4", "layret",
               "taken_meld", "taken_lay", "laid_any", "acted")
-LAYOUT = Layout([(k, None) for k in (
-    "phase", "dealer", "round", "drawn", "pile_n", "nmelds", "snap_nmelds", "taken", "opened",
-    "requested", *TURN_FLAGS, "outcome", "finisher", "turn_done", "deal_done", "pending",
-    "round_over", "winners")],
-    [("turns", None), ("turn_value", None), ("dealt", None), ("totals", 5), ("scores", 5)])
+HEAD = ("phase", "dealer", "round", "drawn", "pile_n", "nmelds", "snap_nmelds", "taken",
+        "opened", "requested", *TURN_FLAGS, "outcome", "finisher", "turn_done", "deal_done",
+        "pending", "ending", "round_over", "winners", "turns", "turn_value", "dealt")
+HI = {k: i for i, k in enumerate(HEAD)}  # `_h` int16[len(HEAD)]; `_w` int32[2, 5]: totals, scores
+
+
+class _Layout:
+    """The state header: the named scalars of `_h` (int16; a plain vector: one slice per read,
+    one stack per write) and the totals and last round's scores in `_w` (int32[2, 5])."""
+
+    head = HI
+    wide = {"totals": 0, "scores": 1}
+
+    @staticmethod
+    def unpack(s) -> dict:
+        h = s._h.astype(jnp.int32)
+        g = {k: h[..., i] for k, i in HI.items()}
+        g["totals"], g["scores"] = s._w[..., 0, :], s._w[..., 1, :]
+        return g
+
+    @staticmethod
+    def pack(g) -> tuple[Array, Array]:
+        h = jnp.stack([jnp.asarray(g[k]).astype(jnp.int32) for k in HEAD]).astype(jnp.int16)
+        return h, jnp.stack([g["totals"], g["scores"]]).astype(jnp.int32)
+
+
+LAYOUT = _Layout()
 RUN_LENGTHS = sum(1 << k for k in range(3, 14))
 SET_SIZES = (1 << 3) | (1 << 4)
 FULL_1_13 = 0x3FFE  # a run on positions 1..13 is stored on 0..12 (KON-38)
@@ -236,9 +257,12 @@ class KonkanEnv(Env):
         return take, ambiguous, cards
 
     def _exact(self, cards: Array, top: Array, active: Array) -> Array:
+        """The exact opening search (KON-E11) of the `active` lanes of a batch (B = 1: the
+        step's own), up to 64 set choices a trip."""
         c = self.config
+        width = min(64, mk.CHUNK * cards.shape[0])
         return mk.opening_batch(cards, top, jnp.full(cards.shape[0], c.opening_min), active,
-                                c.opening_requires_run, c.take_must_use_card)
+                                c.opening_requires_run, c.take_must_use_card, width)
 
     def _finish_draw(self, s: KonState, take: Array) -> KonState:
         """A turn start with its take mask known: the mask, or the round ended blocked
@@ -252,9 +276,9 @@ class KonkanEnv(Env):
         mask = jnp.zeros(ks.NUM_ACTIONS, bool).at[ks.DRAW].set(stock).at[ks.TAKE].set(
             take).at[ks.REQUEST].set(request)
         blocked = ~(stock | take | request)
-        g = g | {"pending": jnp.int32(0)}
-        s = s.replace(legal_action_mask=mask, _h=LAYOUT.pack(g)[0])
-        return tree_where(blocked, self._end_round(s, g, ks.BLOCKED, -1), s)
+        g = g | {"pending": jnp.int32(0), "ending": jnp.where(blocked, 1 + ks.BLOCKED, 0),
+                 "finisher": jnp.where(blocked, -1, g["finisher"])}
+        return s.replace(legal_action_mask=mask, _h=LAYOUT.pack(g)[0])
 
     def _resolve(self, s: KonState) -> KonState:
         take, ambiguous, cards = self._draw_cheap(s)
@@ -275,8 +299,7 @@ class KonkanEnv(Env):
         hands = ((own[None, :] == jnp.arange(n)[:, None]).astype(jnp.int32) @ onehot)
         first = (dealer + 1) % n
         zeros35 = jnp.zeros(M, jnp.int16)
-        g = {k: jnp.int32(0) for k in LAYOUT.head}
-        g |= {k: jnp.int32(0) for k in LAYOUT.wide if k not in ("totals", "scores")}
+        g = {k: jnp.int32(0) for k in HEAD}
         g["totals"] = jnp.zeros(5, jnp.int32)
         g["scores"] = jnp.zeros(5, jnp.int32)
         g["outcome"] = jnp.int32(ks.IN_PLAY)
@@ -299,22 +322,29 @@ class KonkanEnv(Env):
             _mk=jnp.full(M, -1, jnp.int8), _mo=jnp.full(M, -1, jnp.int8),
             _mx=jnp.full(M, -1, jnp.int8), _mn=zeros35, _mj=zeros35,
             _sh=hands[first].astype(jnp.int8), _sn=zeros35, _sj=zeros35,
-            _h=jnp.zeros(LAYOUT.head_size, jnp.int8), _w=jnp.zeros(LAYOUT.wide_size, jnp.int32))
-        return self._pack(s, g | {"cur": first})
+            _h=jnp.zeros(len(HEAD), jnp.int16), _w=jnp.zeros((2, 5), jnp.int32))
+        return self._pack(s, g)
 
-    def _pack(self, s: KonState, g: dict) -> KonState:
-        """`s` with header `g` and its legal mask (PHASE_ACT, else kept)."""
-        h, w = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
-        s = s.replace(_h=h, _w=w)
-        act = self._act_mask(s, g)
-        mask = jnp.where(g["phase"] == ks.PHASE_ACT, act, s.legal_action_mask)
-        return s.replace(legal_action_mask=mask)
+    @staticmethod
+    def _pack(s: KonState, g: dict) -> KonState:
+        h, w = LAYOUT.pack(g)
+        return s.replace(_h=h, _w=w)
+
+    def _finalize(self, s: KonState) -> KonState:
+        """The legal mask of a PHASE_ACT state (picks, finishing actions, discards, retract);
+        other states keep theirs."""
+        g = self._unpack(s) | {"cur": jnp.clip(s.current_player.astype(jnp.int32), 0,
+                                               self.n - 1)}
+        act = (g["phase"] == ks.PHASE_ACT) & ~s.terminated
+        return s.replace(legal_action_mask=jnp.where(act, self._act_mask(s, g),
+                                                     s.legal_action_mask))
 
     def _init(self, key: Array) -> KonState:
         kd, ko = jax.random.split(key)
         dealer = (jax.random.randint(kd, (), 0, self.n) if self.config.dealer < 0
                   else jnp.int32(self.config.dealer))
-        return self._start_round(_shuffled(ko), dealer, jnp.int32(1), None, jnp.int32(0))
+        return self._finalize(self._start_round(_shuffled(ko), dealer, jnp.int32(1), None,
+                                                jnp.int32(0)))
 
     def _next_round(self, s: KonState, key: Array) -> KonState:
         """`s`, whose step ended a round that is not the game's last, with the next round dealt
@@ -325,9 +355,13 @@ class KonkanEnv(Env):
                                 s.step_count)
         return nxt.replace(rewards=s.rewards, truncated=s.truncated)
 
-    def _end_round(self, s: KonState, g: dict, outcome, finisher: Array) -> KonState:
-        """The round ends (KON-22..30, KON-E15): scores, totals, the game's end or the next
-        round's deal pending (`round_over`)."""
+    def _end_round(self, s: KonState) -> KonState:
+        """The round ends (KON-22..30, KON-E15) as its header says (`ending` = 1 + outcome,
+        `finisher`): scores, totals, the game's end or the next round's deal pending
+        (`round_over`)."""
+        g = self._unpack(s)
+        outcome = g["ending"] - 1
+        finisher = g["finisher"]
         c = self.config
         n = self.n
         seats = jnp.arange(n)
@@ -354,24 +388,31 @@ class KonkanEnv(Env):
             rewards = -score.astype(jnp.float32)
         g = g | {"totals": totals, "scores": jnp.zeros(5, jnp.int32).at[:n].set(score),
                  "outcome": outcome, "finisher": f, "deal_done": jnp.int32(1),
-                 "turn_done": jnp.int32(1), "pending": jnp.int32(0),
+                 "turn_done": jnp.int32(1), "pending": jnp.int32(0), "ending": jnp.int32(0),
                  "round_over": (~last).astype(jnp.int32),
                  "winners": jnp.where(last, _bits(winners), 0),
                  "phase": jnp.where(last, ks.PHASE_OVER, g["phase"])}
-        h, w = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
+        h, w = LAYOUT.pack(g)
         return s.replace(_h=h, _w=w, rewards=rewards, terminated=last,
                          current_player=jnp.where(last, -1, s.current_player).astype(jnp.int8))
 
     # ---- the step ---------------------------------------------------------------------------
     def _step(self, s: KonState, action: Array, key: Array) -> KonState:
+        """The action (`_core`), then a new turn's start (`_resolve`: the draw mask, or the round
+        ends blocked), the round's end (`_end_round`), the next round's deal from `key`
+        (`_next_round`) and the PHASE_ACT mask (`_finalize`). Without a key only `_core`:
+        `step_batch` does the rest in the lanes that need it."""
         nxt = self._core(s, action)
-        if key is None:  # step_batch resolves turn starts and deals in the lanes that need it
+        if key is None:
             return nxt
         g = self._unpack(nxt)
         nxt = tree_where(g["pending"] == 1, self._resolve(nxt), nxt)
         g = self._unpack(nxt)
-        return tree_where((g["round_over"] == 1) & ~nxt.terminated, self._next_round(nxt, key),
-                          nxt)
+        nxt = tree_where(g["ending"] > 0, self._end_round(nxt), nxt)
+        g = self._unpack(nxt)
+        nxt = tree_where((g["round_over"] == 1) & ~nxt.terminated, self._next_round(nxt, key),
+                         nxt)
+        return self._finalize(nxt)
 
     def _core(self, s: KonState, action: Array) -> KonState:
         """The action's effect (legal: `Env.step` checked the mask); a new turn's start is left
@@ -555,40 +596,60 @@ class KonkanEnv(Env):
         req_mask = jnp.zeros(ks.NUM_ACTIONS, bool).at[ks.DRAW].set(
             g["drawn"] < self.stock_size).at[ks.TAKE].set(g["pile_n"] > 0)
         ns = ns.replace(legal_action_mask=jnp.where(is_req, req_mask, s.legal_action_mask))
-        ns = self._pack(ns, g)
-        ended = out | bound
-        return tree_where(ended, self._end_round(ns, g, jnp.where(out, outcome, ks.BLOCKED),
-                                                 jnp.where(out, cur, -1)), ns)
+        g["ending"] = jnp.where(out, 1 + outcome, jnp.where(bound, 1 + ks.BLOCKED, 0))
+        g["finisher"] = jnp.where(out, cur, jnp.where(bound, -1, g["finisher"]))
+        return self._pack(ns, g)
 
     def step_batch(self, states: KonState, actions: Array, keys: Array) -> KonState:
-        """`jax.vmap(self.step)`, bit for bit, with the costly parts only where needed: the batch
-        steps without them (`_step` with no key); then the turn starts: the take masks that need
-        no search in those lanes (`update_lanes`), the exact opening search (KON-E11) for the
-        lanes whose bound leaves it open, all of them in one list of set choices
-        (`meld_konkan.opening_batch`); then the next rounds' deals (`update_lanes`)."""
-        nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
+        """`jax.vmap(self.step)`, bit for bit, with the costly parts only where needed: the
+        batch takes its actions (`_core`); then the turn starts: the take masks that need no
+        search in those lanes (`update_lanes`), the exact opening search (KON-E11) for the lanes
+        whose bound leaves it open, all of them in one list of set choices
+        (`meld_konkan.opening_batch`), the draw masks or blocked rounds; the rounds' ends; the
+        next rounds' deals (`update_lanes`); the PHASE_ACT masks; then `Env._template`'s step
+        count, truncation, forfeit and seal."""
+        A = self.num_actions
+
+        def first(s, a):
+            a = jnp.asarray(a, jnp.int32)
+            legal = (a >= 0) & (a < A) & s.legal_action_mask[jnp.clip(a, 0, A - 1)]
+            return self._core(s, jnp.clip(a, 0, A - 1)), legal
+
+        moved, legal = jax.vmap(first)(states, actions)
+        done = states.terminated | states.truncated
+        own = legal & ~done
         b = own.shape[0]
-        g = LAYOUT.unpack(nxt)
+        g = LAYOUT.unpack(moved)
         pend = own & (g["pending"] == 1)
         zb = jnp.zeros(b, bool)
-        carry = (nxt, zb, zb, jnp.zeros((b, T), jnp.int32))
 
         def cheap(cs, _key):
-            s, _, _, _ = cs
-            take, amb, cards = self._draw_cheap(s)
-            return s, take, amb, cards
+            take, amb, cards = self._draw_cheap(cs[0])
+            return cs[0], take, amb, cards
 
-        nxt, take, amb, cards = update_lanes(pend, cheap, carry, keys, max(8, b // 4))
-        top = _top(nxt)
-        exact = self._exact(cards, top, pend & amb)
-        take = take | (amb & exact)
-        nxt, _ = update_lanes(pend, lambda st, _k: (self._finish_draw(st[0], st[1]), st[1]),
-                              (nxt, take), keys, max(8, b // 4))
-        g = LAYOUT.unpack(nxt)
-        deal = own & (g["round_over"] == 1) & ~nxt.terminated
-        nxt = update_lanes(deal, self._next_round, nxt, keys, max(8, b // 16))
-        nxt = nxt.replace(truncated=nxt.truncated & ~nxt.terminated)
-        return self._seal(nxt)
+        moved, take, amb, cards = update_lanes(
+            pend, cheap, (moved, zb, zb, jnp.zeros((b, T), jnp.int32)), keys, max(8, b // 4))
+        exact = self._exact(cards, _top(moved), pend & amb)
+        moved, _ = update_lanes(pend, lambda st, _k: (self._finish_draw(st[0], st[1]), st[1]),
+                                (moved, take | (amb & exact)), keys, max(8, b // 4))
+        g = LAYOUT.unpack(moved)
+        moved = update_lanes(own & (g["ending"] > 0), lambda st, _k: self._end_round(st), moved,
+                             keys, max(8, b // 8))
+        g = LAYOUT.unpack(moved)
+        moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
+                             moved, keys, max(8, b // 16))
+        moved = jax.vmap(self._finalize)(moved)
+
+        def last(state, moved, legal):
+            moved = moved.replace(step_count=state.step_count + 1)
+            moved = moved.replace(truncated=moved.truncated | (~moved.terminated & (
+                moved.step_count >= self.max_steps)))
+            nxt = tree_where(legal, moved, self._forfeit(state))
+            done = state.terminated | state.truncated
+            nxt = tree_where(done, state.replace(rewards=jnp.zeros_like(state.rewards)), nxt)
+            return self._seal(nxt)
+
+        return jax.vmap(last)(states, moved, legal)
 
     # ---- episode facts ----------------------------------------------------------------------
     def _deal_done(self, state: KonState) -> Array:
@@ -599,7 +660,7 @@ class KonkanEnv(Env):
 
     def chance_index(self, state: KonState) -> Array:
         """Rounds dealt after the first: the next round's chance index."""
-        return state._w[..., LAYOUT.wide["dealt"]]
+        return state._h[..., HI["dealt"]].astype(jnp.int32)
 
     # ---- views ------------------------------------------------------------------------------
     def _obs_spec(self) -> ObservationSpec:
@@ -790,7 +851,7 @@ class KonkanEnv(Env):
                                           jnp.int32(rnd))
 
     def _deal_state(self, order: Array, dealer: Array, rnd: Array) -> KonState:
-        return self._start_round(order, dealer, rnd, None, jnp.int32(0))
+        return self._finalize(self._start_round(order, dealer, rnd, None, jnp.int32(0)))
 
     def deal_string(self, state: KonState) -> str:
         """The current round's deal (unbatched): the hands in the order dealt, the stock top
