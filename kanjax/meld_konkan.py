@@ -198,18 +198,28 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     nranks = popcount(sel_ranks)
     one = jnp.maximum(nsel, 1)
 
-    # new runs: windows per suit
-    R, K = jnp.asarray(W_R)[None, :], jnp.asarray(W_K)[None, :]
+    # new runs: for each suit and lowest position p, the lengths that work are an interval;
+    # the longest window of them holds every pickable card
+    pp = jnp.arange(ks.RUN_STARTS, dtype=i32)[None, :]  # [1, 12]
+    hpos = ranks_to_pos(hw, False) | ((hw & 1) << 13)  # [4]: the Ace on both ends
+    spos = ranks_to_pos(sw[:, None], pp > 0)  # [4, 12]
+    in_w = (spos & ((1 << pp) - 1)) == 0
+    k_sel = jnp.where(spos != 0, highest(spos) - pp + 1, 0)
+    k_gap = _nth_low(0x3FFF & ~((1 << pp) - 1) & ~hpos[:, None], J) - pp
+    k_len = jnp.where(pp == 0, 13, jnp.minimum(12, 14 - pp))
+    lo_len, hi_len = lowest(run_lengths), highest(run_lengths)
+    k_top = jnp.minimum(jnp.minimum(jnp.minimum(k_len, kmax), k_gap), hi_len)
     suit_ok = (nsuits == 0) | sel_suits[:, None]
-    base = (can_meld & ok_sel & (nsuits <= 1) & suit_ok & ((sw[:, None] & ~R) == 0)
-            & (((run_lengths >> K) & 1) == 1) & (K <= kmax))
-    pc = popcount(hw[:, None] & R)
-    pick_n = base & (K - pc <= J) & (K - nsel - 1 >= js)
-    pick_j = base & (J >= js + 1) & (K - pc <= J) & (K - one >= js + 1) & (pc >= 1)
-    nat_words = or_reduce(jnp.where(pick_n, R & hw[:, None] & ~sw[:, None], 0), 1)
+    base = can_meld & ok_sel & (nsuits <= 1) & suit_ok & in_w & (run_lengths != 0)
+    pick_n = base & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), nsel + 1 + js))
+    win = _span(pp, pp + k_top - 1)
+    pick_j = (base & (J >= js + 1) & ((hpos[:, None] & win) != 0)
+              & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), one + js + 1)))
+    nat_words = or_reduce(jnp.where(pick_n, pos_to_ranks(win & hpos[:, None]), 0), 1) & ~sw
     joker = pick_j.any()
-    fin = base & (nsel >= 1) & (K == nsel + js)
-    run = (fin.any(0)[:, None] & jnp.asarray(W_ONEHOT)).any(0)
+    size = nsel + js
+    run = (base & (nsel >= 1) & (size >= k_sel) & (size <= jnp.minimum(k_len, kmax))
+           & (((run_lengths >> jnp.clip(size, 0, 31)) & 1) == 1)).any(0)
 
     # new sets: ranks
     na = popcount(hr)
@@ -223,7 +233,6 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
         joker |= (base & zok & (J >= js + 1) & (jnp.maximum(one, z - J)
                                                 <= jnp.minimum(na, z - js - 1))).any()
     rank_suit_picks = jnp.where(set_n, hr & ~sr, 0)
-    size = nsel + js
     set_ = (can_meld & ok_sel & (nranks == 1) & (nsel >= 1) & (size <= kmax)
             & (((set_sizes >> jnp.clip(size, 0, 31)) & 1) == 1))
 

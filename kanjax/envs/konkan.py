@@ -622,19 +622,24 @@ class KonkanEnv(Env):
         g = LAYOUT.unpack(moved)
         pend = own & (g["pending"] == 1)
         zb = jnp.zeros(b, bool)
-
-        def cheap(cs, _key):
-            take, amb, cards = self._draw_cheap(cs[0])
-            return cs[0], take, amb, cards
-
-        moved, take, amb, cards = update_lanes(
-            pend, cheap, (moved, zb, zb, jnp.zeros((b, T), jnp.int32)), keys, max(8, b // 4))
+        take, amb, cards = update_lanes(
+            pend, lambda _old, st: self._draw_cheap(st), (zb, zb, jnp.zeros((b, T), jnp.int32)),
+            moved, max(8, b // 4))
         exact = self._exact(cards, _top(moved), pend & amb)
-        moved, _ = update_lanes(pend, lambda st, _k: (self._finish_draw(st[0], st[1]), st[1]),
-                                (moved, take | (amb & exact)), keys, max(8, b // 4))
+        fin = jax.vmap(self._finish_draw)(moved, take | (amb & exact))
+        moved = moved.replace(
+            legal_action_mask=jnp.where(pend[:, None], fin.legal_action_mask,
+                                        moved.legal_action_mask),
+            _h=jnp.where(pend[:, None], fin._h, moved._h))
         g = LAYOUT.unpack(moved)
-        moved = update_lanes(own & (g["ending"] > 0), lambda st, _k: self._end_round(st), moved,
-                             keys, max(8, b // 8))
+        end = jax.vmap(self._end_round)(moved)
+        e = own & (g["ending"] > 0)
+        moved = moved.replace(
+            _h=jnp.where(e[:, None], end._h, moved._h), _w=jnp.where(e[:, None, None], end._w,
+                                                                     moved._w),
+            rewards=jnp.where(e[:, None], end.rewards, moved.rewards),
+            terminated=jnp.where(e, end.terminated, moved.terminated),
+            current_player=jnp.where(e, end.current_player, moved.current_player))
         g = LAYOUT.unpack(moved)
         moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
                              moved, keys, max(8, b // 16))
