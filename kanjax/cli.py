@@ -105,7 +105,11 @@ def _cmd_show(args) -> None:
     from kanjax import records
 
     target = args.target
-    if Path(target).is_file():
+    try:
+        is_file = Path(target).is_file()
+    except OSError:  # a long deal string (Konkan's) is too long for a file name
+        is_file = False
+    if is_file:
         env, state = records.state_at(records.load(target), args.step)
         print(env.render(state))
         return
