@@ -9,38 +9,44 @@ word and a rank mask count the naturals it can place there.
 
 Three queries:
 
-`act_masks`: the picks and finishing actions of PHASE_ACT (KON-E6..E9): every new run is one
-of the 76 windows of a suit (`WINDOWS`), a layoff one of the 13 ranges at each end of a table
-run, a set one rank. A selection S grows to a legal S' iff, for some window or range R: S's
-naturals lie in R, the jokers S' needs (R's size minus the naturals placed) can be between
-S's jokers and the hand's, and S' leaves a card. Feasibility per range is a few popcounts.
+`act_masks`: the picks and finishing actions of PHASE_ACT (KON-E6..E9). A new run is a
+window of positions of one suit, a layoff a range at one end of a table run, a set one rank. A
+selection S grows to a legal S' iff, for some window or range R: S's naturals lie in R, the
+jokers S' needs (R's size minus the naturals placed) can be between S's jokers and the
+hand's, and S' leaves a card. For a window's lowest position (or a run's end) the lengths that
+work form an interval, bounded above by the position of the (J+1)-th card the hand lacks, so
+the longest working window holds every pickable card: a few bit operations per suit and start
+(per meld and end), no loop over lengths.
 
 `opened_take` (KON-E11 for a player opened at the turn's start, and KON-E11 without
 `take_must_use_card`): see its docstring for why a handful of checks equal "some sequence of
 legal table actions of this turn places a card of type c by a new meld or a layoff".
 
-`opening_possible` (KON-E11 for an unopened player): some disjoint melds of H + c (15 cards)
-contain c, are worth `opening_min` or more with a run, and leave a card. Exact, by
-enumerated choices and a dynamic programme:
+`opening_possible` / `opening_batch` (KON-E11 for an unopened player): some disjoint melds
+of H + c (15 cards) contain a card of type c, are worth `opening_min` or more with a run, and
+leave a card. Exact, by enumerated choices and precomputed tables:
 - Sets are enumerated per rank: which naturals of each suit go to sets there (`x`, a vector
-  of 0..2 per suit) with how many jokers (`SET_VALID`: the cards split into sets of 3-4
-  distinct suits, any number of them). The choice over ranks is a mixed-radix index over the
-  ranks' option lists (`SET_OPTIONS`), walked in chunks by a `while_loop` that stops at the
-  first success; a hand has few ranks with options, so few chunks.
-- Runs are then independent per suit given the cards left and the jokers each suit gets: a
-  dynamic programme over positions 0..13 whose state is the open runs (how many of length 1,
-  of length 2, of 3 or more: at most 4 at a position, two copies and two jokers), the jokers
-  used and whether a card of the suit stays in hand (`_runs_dp`, 35 x 3 x 2 states). An Ace
-  goes to position 0 or 13: the split of a suit's Aces is enumerated with the sets. A run the
-  programme lets span all 14 positions splits into two runs of 7: the value is right.
-- The taken card must be used: in a set (the choice says so) or in a run (a bonus of `BONUS`
-  on its position in the programme; for an Ace, one variant per end, so the bonus counts once).
-- Jokers are shared by the suits and the sets (a knapsack of size 3), "a card is left" is an
-  unused natural or joker, "a run" is a suit whose runs are worth more than 0.
+  of 0..2 per suit; `SET_VALID`: they split, with k jokers, into sets of 3-4 distinct suits,
+  any number of them). A choice is one option per rank (`SET_OPTIONS`), each suit's Aces split
+  between position 0 and 13, and for a taken Ace the end it goes to: a mixed-radix index. The
+  choices of all lanes of a batch form one list (a prefix sum over lanes), walked 64 a trip in
+  a `while_loop`; a hand has few ranks with options, so few choices (median 2).
+- Runs are then independent per suit given its cards left: the run programme over positions
+  (states: open runs of length 1, of 2, of 3 or more, at most 4 at a position with two copies
+  and two jokers; the jokers used; whether a natural is left) is tabled once per half of the
+  positions (`half_tables`: 0..6 and 13..7, every pattern of 0..2 naturals and every "a
+  natural of this position must be placed" variant, about 2 s at first use). A suit is two
+  lookups and a join over the runs crossing the middle (as many cross from each side; a run of
+  length 1 on one side meets one of 2 or more on the other). A run the programme lets span all
+  14 positions splits into two runs of 7: the value is right.
+- The taken card must be used: in a set (the choice says so) or in a run of its suit (the
+  variant that places a natural of its position).
+- Jokers are shared by the suits and the sets (max-plus over 0..2), "a card is left" is an
+  unused natural or joker, "a run" is suits' runs worth more than 0.
 - Pruning that keeps the answer: a set of one natural and two jokers of a rank below the Ace
   is never needed, the run of that natural and the two jokers (a joker above it, or around the
   King) uses the same cards, is worth at least as much and is a run.
-`opening_bound` is a cheap upper bound (a sound filter): the engine runs the exact search only
+`opening_bound` is a cheap sound filter (an upper bound): the engine runs the exact search only
 where the bound leaves the answer open (`kanjax.envs.konkan`, `step_batch`).
 """
 
@@ -81,12 +87,6 @@ def _range_tables() -> tuple[np.ndarray, np.ndarray]:
 RANGE_RANKS, RANGE_POS = _range_tables()
 # new runs (KON-E6): lowest position p, k cards, 3 <= k <= 13, p + k - 1 <= 13, k = 13 only at 0
 WINDOWS = [(p, k) for k in range(3, 14) for p in range(NP - k + 1) if k < 13 or p == 0]
-W_P = np.array([p for p, _ in WINDOWS], np.int32)
-W_K = np.array([k for _, k in WINDOWS], np.int32)
-W_R = np.array([RANGE_RANKS[p, p + k - 1] for p, k in WINDOWS], np.int32)
-W_POS = np.array([RANGE_POS[p, p + k - 1] for p, k in WINDOWS], np.int32)
-W_ONEHOT = (W_P[:, None] == np.arange(ks.RUN_STARTS)[None, :])  # [76, 12]
-JS = np.arange(1, NP, dtype=np.int32)  # layoff sizes 1..13
 
 
 def popcount(x: Array) -> Array:
@@ -517,13 +517,6 @@ CLOSE_SRC = np.array([[_IDX[(a, b, x)] if x <= 4 - a - b else NS for x in range(
 PLACE_SRC = np.array([[_IDX[(b, n2, c - n2)] if n2 <= c else NS for n2 in range(5)]
                       for a, b, c in STATES], np.int32)
 PIECES = np.array([a + b + e for a, b, e in STATES], np.int32)
-FINAL = np.array([_IDX[(0, 0, e)] for e in range(5)], np.int32)
-# combining suits: the sources (j1, f1) of the total and (j2, f2) of a suit of each (j, f)
-_COMB = [[(2 * j1 + f1, 2 * j2 + f2) for j1 in range(3) for f1 in range(2) for j2 in range(3)
-          for f2 in range(2) if j1 + j2 == j and (f1 | f2) == f] for j in range(3)
-         for f in range(2)]
-COMB_A = np.array([[a for a, _ in c] + [6] * (9 - len(c)) for c in _COMB], np.int32)
-COMB_B = np.array([[b for _, b in c] + [6] * (9 - len(c)) for c in _COMB], np.int32)
 
 
 def _half_step(V: np.ndarray, n: int, required: bool, value: int) -> np.ndarray:
@@ -710,10 +703,10 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
     # digits: the sets of each rank, each suit's Aces on 13, a taken Ace's end
     radix = jnp.concatenate([jnp.asarray(SET_COUNT)[e1[None, :], code, J[:, None]],
                              cr[:, 0, :] + 1, jnp.where(ace_c, 2, 1)[:, None]], 1)  # [B, 18]
+    T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
     total = jnp.where(active, jnp.prod(radix, 1, dtype=i32), 0)
     ends = jnp.cumsum(total)
     grand = ends[-1]
-    T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
 
     def item(g: Array) -> tuple[Array, Array]:
         lane = jnp.clip(jnp.searchsorted(ends, g, side="right"), 0, B - 1)

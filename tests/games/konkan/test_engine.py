@@ -238,7 +238,7 @@ def random_play(env, batch: int, steps: int, seed: int):
 ])
 def test_random_play_keeps_the_invariants(flags):
     env = make(**flags)
-    final, bad = random_play(env, 16, 700, 1)
+    final, bad = random_play(env, 12, 500, 1)
     assert bad.sum() == 0, f"invariant broken first at step {np.flatnonzero(bad)[:3]}"
     f = {k: np.asarray(v) for k, v in env.summary(final).items()}
     assert (f["round"] >= 2).any()  # rounds followed one another in the episode
@@ -250,7 +250,7 @@ def test_step_batch_is_vmap_step_in_pairs():
     ends and the next deals made only in the lanes that need them (`step_batch`) give
     `vmap(step)`'s states bit for bit; random play in pairs keeps the invariants."""
     env = make(partnership=True, n_rounds=2, max_turns_per_round=30)
-    final, diff, dealt = trajectories(env, 260)
+    final, diff, dealt = trajectories(env, 200)
     assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
     assert dealt.sum() > 0
     assert bool(jax.jit(jax.vmap(lambda s: invariants(env, s)))(final).all())
