@@ -626,20 +626,24 @@ class KonkanEnv(Env):
             pend, lambda _old, st: self._draw_cheap(st), (zb, zb, jnp.zeros((b, T), jnp.int32)),
             moved, max(8, b // 4))
         exact = self._exact(cards, _top(moved), pend & amb)
-        fin = jax.vmap(self._finish_draw)(moved, take | (amb & exact))
-        moved = moved.replace(
-            legal_action_mask=jnp.where(pend[:, None], fin.legal_action_mask,
-                                        moved.legal_action_mask),
-            _h=jnp.where(pend[:, None], fin._h, moved._h))
+        def finish(_old, x):
+            f = self._finish_draw(*x)
+            return f.legal_action_mask, f._h
+
+        mask, h = update_lanes(pend, finish, (moved.legal_action_mask, moved._h),
+                               (moved, take | (amb & exact)), max(8, b // 4))
+        moved = moved.replace(legal_action_mask=mask, _h=h)
         g = LAYOUT.unpack(moved)
-        end = jax.vmap(self._end_round)(moved)
-        e = own & (g["ending"] > 0)
-        moved = moved.replace(
-            _h=jnp.where(e[:, None], end._h, moved._h), _w=jnp.where(e[:, None, None], end._w,
-                                                                     moved._w),
-            rewards=jnp.where(e[:, None], end.rewards, moved.rewards),
-            terminated=jnp.where(e, end.terminated, moved.terminated),
-            current_player=jnp.where(e, end.current_player, moved.current_player))
+
+        def end(_old, st):
+            e = self._end_round(st)
+            return e._h, e._w, e.rewards, e.terminated, e.current_player
+
+        h, w, rewards, terminated, cur = update_lanes(
+            own & (g["ending"] > 0), end, (moved._h, moved._w, moved.rewards, moved.terminated,
+                                           moved.current_player), moved, max(8, b // 16))
+        moved = moved.replace(_h=h, _w=w, rewards=rewards, terminated=terminated,
+                              current_player=cur)
         g = LAYOUT.unpack(moved)
         moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
                              moved, keys, max(8, b // 16))
