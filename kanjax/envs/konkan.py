@@ -30,6 +30,18 @@ Decisions beyond docs/konkan.md (the readings closest to the rules):
 - Deal strings: `konkan n=4 dealer=0 [round=r] | <seat 0's hand> | ... | stock: <top first>`,
   hands in the order dealt (KON-6: seat d+1's fifteenth card last); `from_deal` gives that
   round's first decision with zero totals.
+- The observation (`observation_spec`): my hand and selection (the mover's selection is his
+  own), the table, the pile (counts and top), every player's hand size, opened and requested
+  flags, the type taken from the pile this turn (everyone saw it), the stock's size, the round,
+  turns, totals, the last round's scores and outcome, whose turn and the phase; nothing of
+  other hands or of the stock's order.
+
+Costs (`step_batch`, bit for bit `vmap(step)`): the PHASE_ACT masks are computed in every lane
+(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`); a turn
+start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
+(`meld_konkan.opened_take`), for an unopened one a cheap bound first
+(`meld_konkan.opening_bound`) and, in the lanes it leaves open, the exact search over set
+choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch).
 
 State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's selection,
 `_deck` int8[106] the round's deck order (KON-6), `_pile` int8[106] the discard pile bottom
@@ -158,9 +170,6 @@ class KonkanEnv(Env):
         self.deal_columns = (("round", "int8"), ("outcome", "string"), ("finisher", "int8"),
                              ("turns", "int16"), ("stock_left", "int8"),
                              *((f"score_{p}", "int16") for p in range(n)))
-        self._names = ks.action_names()
-        # KON-6: card k of the deck goes to seat (d + 1 + k) mod n (k < 14n), card 14n to d + 1
-        self._deal_pos = np.arange(N_DECK)
         self.obs_spec = self._obs_spec()
 
     def __hash__(self) -> int:
