@@ -635,12 +635,13 @@ def _maxplus3(a: Array, b: Array) -> Array:
     return jnp.maximum(jnp.stack(out, -1), NEG)
 
 
-def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, end: Array,
-              need_run: bool, need_c: bool) -> Array:
+def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, mode: Array,
+              end: Array, need_run: bool, need_c: bool) -> Array:
     """One choice of sets (`x`: per rank the code of the naturals in sets), Aces (`split`: per
-    suit the Aces put on 13, the others on 0) and, for a taken Ace, its end (`end`: 0 or 13),
-    for the cards `cr` (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the
-    jokers, complete an opening (`opening_possible`)?"""
+    suit the Aces put on 13, the others on 0; `mode` 1 / 2: a suit's Aces can only join a run at
+    the low / high end, all go there) and, for a taken Ace, its end (`end`: 0 or 13), for the
+    cards `cr` (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the jokers,
+    complete an opening (`opening_possible`)?"""
     i32 = jnp.int32
     e1 = jnp.asarray([0] + [1] * 12, i32)
     xc = jnp.clip(x, 0, 80)
@@ -655,6 +656,7 @@ def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, e
     var_r = jnp.where(q >= 7, 14 - q, 0)
     aces = left[0]
     valid = (split <= aces).all()
+    split = jnp.where(mode == 2, aces, jnp.where(mode == 1, 0, split))
     out = jax.vmap(suit_runs)(left[1:].T, aces - split, split, jnp.where(must, var_l, 0),
                               jnp.where(must, var_r, 0))  # [4, 3, 2]
     both = jnp.stack([jnp.where(out == 0, 0, NEG), out])  # [no run, any] x [4 suits, 3, 2]
@@ -700,9 +702,15 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
     opts = jnp.asarray(SET_OPTIONS)[e1[None, :], code, J[:, None]]  # [B, 13, 66]
     c = jnp.asarray(c, i32)
     ace_c = (c < 52) & (c % 13 == 0) & need_c
+    # an Ace on 0 joins a run only with the 2 and 3 (or jokers), on 13 with the Q and K: where
+    # one end cannot take it, every Ace of the suit goes to the other (no choice to enumerate)
+    low = (cr[:, 1, :] > 0).astype(i32) + (cr[:, 2, :] > 0) + J[:, None] >= 2  # [B, 4]
+    high = (cr[:, 11, :] > 0).astype(i32) + (cr[:, 12, :] > 0) + J[:, None] >= 2
+    mode = jnp.where(low & high, 0, jnp.where(high, 2, 1))
     # digits: the sets of each rank, each suit's Aces on 13, a taken Ace's end
     radix = jnp.concatenate([jnp.asarray(SET_COUNT)[e1[None, :], code, J[:, None]],
-                             cr[:, 0, :] + 1, jnp.where(ace_c, 2, 1)[:, None]], 1)  # [B, 18]
+                             jnp.where(mode == 0, cr[:, 0, :] + 1, 1),
+                             jnp.where(ace_c, 2, 1)[:, None]], 1)  # [B, 18]
     T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
     total = jnp.where(active, jnp.prod(radix, 1, dtype=i32), 0)
     ends = jnp.cumsum(total)
@@ -715,8 +723,8 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
         stride = jnp.cumprod(jnp.concatenate([jnp.ones(1, i32), rad[:-1]]))
         d = (rem // stride) % rad
         x = opts[lane, jnp.arange(13), d[:13]]
-        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, d[13:17], 13 * d[17], need_run,
-                       need_c)
+        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, d[13:17], mode[lane], 13 * d[17],
+                       need_run, need_c)
         return lane, ok & (g < grand)
 
     def body(carry):
