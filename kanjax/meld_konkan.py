@@ -85,6 +85,7 @@ def _range_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 RANGE_RANKS, RANGE_POS = _range_tables()
+W3 = np.array([RANGE_RANKS[p, p + 2] for p in range(12)])  # the rank masks of 3-windows
 # new runs (KON-E6): lowest position p, k cards, 3 <= k <= 13, p + k - 1 <= 13, k = 13 only at 0
 WINDOWS = [(p, k) for k in range(3, 14) for p in range(NP - k + 1) if k < 13 or p == 0]
 
@@ -334,8 +335,11 @@ def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok:
     rank: any longer meld with c contains such a three). A joker c: a layoff of one joker onto
     a run shorter than 13 or a set of three, or a meld of three with a joker.
 
-    Without `must_use`: some new meld or layoff is possible after the same retrievals: a
-    single-card layoff (any layoff starts with one) or a meld of three."""
+    Without `must_use` (docs/konkan.md: the turn must still be able to end, and c is not
+    discarded unless placed): the same, or after the same retrievals a new meld or layoff
+    without c that keeps a card of another type in hand: a single-card layoff (any layoff
+    starts with one) or a meld of three of the hand without c's type (other actions only
+    spend more cards, so they keep no more)."""
     i32 = jnp.int32
     kind, key, nat, jok = (x.astype(i32) for x in (kind, key, nat, jok))
     c = c.astype(i32)
@@ -370,9 +374,34 @@ def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok:
 
 
 
+def _any_action(h: Array, kind, key, nat, jok) -> Array:
+    """Some new meld or layoff of the hand `h` leaves a card of `h`: a single-card layoff or
+    a meld of three."""
+    hw, hr = suit_words(h), rank_suits(h)
+    J = h[52]
+    n = h.sum()
+    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
+    occ = nat | jnp.where(is_run, jok, 0)
+    lo, hi = lowest(occ), highest(occ)
+    length = popcount(occ)
+    s, r = jnp.clip(key, 0, 3), jnp.clip(key, 0, 12)
+    z = popcount(nat) + jok
+    gaps3 = 3 - popcount(hw[:, None] & jnp.asarray(W3)[None, :])
+    meld = ((((gaps3 <= J) & (gaps3 < 3)).any() | ((popcount(hr) + J >= 3) & (hr != 0)).any())
+            & (n >= 4))
+    pos_rank = jnp.asarray(POS_RANK)
+    lay_nat_hi = is_run & (length <= 12) & (hi < 13) & (
+        ((hw[s] >> pos_rank[jnp.clip(hi + 1, 0, 13)]) & 1) == 1)
+    lay_nat_lo = is_run & (length <= 12) & (lo > 0) & (
+        ((hw[s] >> pos_rank[jnp.clip(lo - 1, 0, 13)]) & 1) == 1)
+    lay_set = is_set & (z < 4) & ((hr[r] & ~nat) != 0)
+    lay_jok = ((is_run & (length <= 12)) | (is_set & (z < 4))) & (J >= 1)
+    lay = (lay_nat_hi | lay_nat_lo | lay_set | lay_jok).any() & (n >= 2)
+    return meld | lay
+
+
 def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Array:
     """`opened_take`'s single actions for the hand `h` after some retrievals."""
-    i32 = jnp.int32
     hw, hr = suit_words(h), rank_suits(h)
     J = h[52]
     n = h.sum()
@@ -384,20 +413,7 @@ def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Arr
     r = jnp.clip(key, 0, 12)
     z = popcount(nat) + jok
     rr = jnp.asarray(RANGE_RANKS)
-    # all 3-windows of every suit: [4, 12]
-    w3 = jnp.asarray([RANGE_RANKS[p, p + 2] for p in range(12)], i32)
-    gaps3 = 3 - popcount(hw[:, None] & w3[None, :])
-    if not must_use:
-        meld = ((((gaps3 <= J) & (gaps3 < 3)).any() | ((popcount(hr) + J >= 3) & (hr != 0)).any())
-                & (n >= 4))
-        lay_nat_hi = is_run & (length <= 12) & (hi < 13) & (
-            ((hw[s] >> jnp.asarray(POS_RANK)[jnp.clip(hi + 1, 0, 13)]) & 1) == 1)
-        lay_nat_lo = is_run & (length <= 12) & (lo > 0) & (
-            ((hw[s] >> jnp.asarray(POS_RANK)[jnp.clip(lo - 1, 0, 13)]) & 1) == 1)
-        lay_set = is_set & (z < 4) & ((hr[r] & ~nat) != 0)
-        lay_jok = ((is_run & (length <= 12)) | (is_set & (z < 4))) & (J >= 1)
-        lay = (lay_nat_hi | lay_nat_lo | lay_set | lay_jok).any() & (n >= 2)
-        return meld | lay
+    gaps3 = 3 - popcount(hw[:, None] & jnp.asarray(W3)[None, :])
     cs, cr = c // 13, c % 13
     is_j = c == 52
     has_c = h[jnp.clip(c, 0, 52)] >= 1
@@ -428,7 +444,9 @@ def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Arr
     meld_j = (((gaps3 <= J) & (gaps3 <= 2)).any()
               | ((hr != 0) & (jnp.minimum(popcount(hr), 2) + J >= 3)).any()) & (n >= 4)
     joker = is_j & (J >= 1) & (lay_j | meld_j)
-    return natural | joker
+    if must_use:
+        return natural | joker
+    return natural | joker | _any_action(h.at[jnp.clip(c, 0, 52)].set(0), kind, key, nat, jok)
 
 
 # ---- KON-E11 for an unopened player: the exact opening search --------------------------------

@@ -54,6 +54,7 @@ header (named scalars, `HEAD`) and `_w` int32[2, 5] (totals, the last round's sc
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -267,11 +268,18 @@ class KonkanEnv(Env):
 
     def _exact(self, cards: Array, top: Array, active: Array) -> Array:
         """The exact opening search (KON-E11) of the `active` lanes of a batch (B = 1: the
-        step's own), up to 64 set choices a trip."""
+        step's own), up to 64 set choices a trip: melds with the taken card c leaving a card,
+        or, without `take_must_use_card`, melds of the cards other than c's type leaving one
+        of them (the turn can end: c is not discarded unless placed, docs/konkan.md)."""
         c = self.config
-        width = min(64, mk.CHUNK * cards.shape[0])
-        return mk.opening_batch(cards, top, jnp.full(cards.shape[0], c.opening_min), active,
-                                c.opening_requires_run, c.take_must_use_card, width)
+        B = cards.shape[0]
+        search = functools.partial(mk.opening_batch, c=top, opening_min=jnp.full(
+            B, c.opening_min), active=active, need_run=c.opening_requires_run,
+            width=min(64, mk.CHUNK * B))
+        found = search(cards, need_c=True)
+        if not c.take_must_use_card:
+            found |= search(cards.at[jnp.arange(B), top].set(0), need_c=False)
+        return found
 
     def _finish_draw(self, s: KonState, take: Array) -> KonState:
         """A turn start with its take mask known: the mask, or the round ended blocked

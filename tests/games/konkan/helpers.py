@@ -371,21 +371,27 @@ def apply_final(hand, melds, name, f):
 def opened_take_oracle(hand, c: int, melds, must_use: bool = True) -> bool:
     """KON-E11 for a player opened before the turn: after taking c, does some sequence of
     legal table actions end with a card of type c placed by a new meld or a layoff (without
-    `must_use`: with any new meld or layoff)? A search over the turn's table actions."""
+    `must_use`, also: hold a new meld or layoff and end with a card of another type in hand,
+    docs/konkan.md)? A search over the turn's table actions."""
     start = list(hand)
     start[c] += 1
     seen = set()
 
-    def search(h, ms) -> bool:
-        key = (tuple(h), tuple(tuple(m) for m in ms))
+    def search(h, ms, placed: bool) -> bool:
+        key = (tuple(h), tuple(tuple(m) for m in ms), placed)
         if key in seen:
             return False
         seen.add(key)
         for name, f in finals(h, ms):
-            if not name.startswith("retrieve") and (not must_use or c in f):
+            lays = not name.startswith("retrieve")
+            if lays and c in f:
                 return True
-            if search(*apply_final(h, ms, name, f)):
+            h2, ms2 = apply_final(h, ms, name, f)
+            if (not must_use and (placed or lays)
+                    and any(k for t, k in enumerate(h2) if t != c)):
+                return True
+            if search(h2, ms2, placed or lays):
                 return True
         return False
 
-    return search(start, [list(m) for m in melds])
+    return search(start, [list(m) for m in melds], False)
