@@ -163,16 +163,16 @@ def bench_games(
     first = max(r["card_plays_per_cpu_second"] for r in results[0]["rows"])
     return {
         "games": results,
-        "card_plays_vs_first": {
+        "card_plays_vs_first": {  # none where the first game plays no cards to tricks
             r["game"]: round(max(x["card_plays_per_cpu_second"] for x in r["rows"]) / first, 3)
             for r in results
-        },
+        } if first else {},
     }
 
 
 def format_bench_games(result: dict) -> str:
     parts = [format_bench(r) for r in result["games"]]
-    if len(result["games"]) > 1:
+    if len(result["games"]) > 1 and result["card_plays_vs_first"]:
         first = result["games"][0]["game"]
         parts.append(f"best card plays per CPU-second relative to {first}: " + ", ".join(
             f"{g} {x:.2f}x" for g, x in result["card_plays_vs_first"].items()))

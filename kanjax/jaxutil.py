@@ -23,7 +23,16 @@ def tree_where(pred: Array, on_true: Any, on_false: Any) -> Any:
 
 def update_lanes(pred: Array, fn: Callable[..., Any], state: Any, extra: Any, size: int) -> Any:
     """`tree_where(pred, vmap(fn)(state, extra), state)` over a batch (leading axis B),
-    computing `fn` only for the lanes where `pred` (bool[B]): `size` of them at a time.
+    computing `fn` only for the lanes where `pred` (bool[B]): `size` of them at a time
+    (`update_lanes_batched` with `vmap(fn)`)."""
+    return update_lanes_batched(pred, lambda st, ex, _valid: jax.vmap(fn)(st, ex), state, extra,
+                                size)
+
+
+def update_lanes_batched(pred: Array, fn: Callable[..., Any], state: Any, extra: Any,
+                         size: int) -> Any:
+    """`state` with the lanes where `pred` (bool[B]) replaced by `fn(state_lanes, extra_lanes,
+    valid)`, a function of `size` lanes at a time (`valid`: bool[size], False on padding).
 
     Fixed shapes: the selected lanes' indices (`jnp.nonzero` with a static size, padded with
     the out-of-range index B) are gathered, `fn` runs on `size` lanes and the results are
@@ -38,7 +47,7 @@ def update_lanes(pred: Array, fn: Callable[..., Any], state: Any, extra: Any, si
         i, out = carry
         idx = jax.lax.dynamic_slice(order, (i * size,), (size,))
         lanes = jax.tree.map(lambda x: jnp.take(x, idx, axis=0, mode="clip"), (state, extra))
-        done = jax.vmap(fn)(*lanes)
+        done = fn(*lanes, idx < b)
         out = jax.tree.map(lambda x, y: x.at[idx].set(y, mode="drop"), out, done)
         return i + 1, out
 

@@ -707,9 +707,10 @@ def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, m
 def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_run: bool,
                   need_c: bool, width: int = CHUNK) -> Array:
     """`opening_possible` for a batch (int[B, 53], int[B], int[B]) where `active` (bool[B]),
-    False elsewhere. The choices of all active lanes form one list (lane by lane, a prefix sum
-    of their counts), walked `width` choices a trip in a `while_loop`: the trips add up to the
-    choices of the batch, not B times its largest lane's."""
+    False elsewhere. Each trip of a `while_loop` tries the next `width` choices of the list the
+    lanes still open form (lane by lane, a prefix sum of their choices left): the trips add up
+    to the choices of the batch, not B times its largest lane's, and a lane stops at the first
+    choice that works."""
     i32 = jnp.int32
     cnt = cnt.astype(i32)
     B = cnt.shape[0]
@@ -731,29 +732,31 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
                              jnp.where(ace_c, 2, 1)[:, None]], 1)  # [B, 18]
     T = jnp.broadcast_to(jnp.asarray(opening_min, i32), (B,))
     total = jnp.where(active, jnp.prod(radix, 1, dtype=i32), 0)
-    ends = jnp.cumsum(total)
-    grand = ends[-1]
-
-    def item(g: Array) -> tuple[Array, Array]:
-        lane = jnp.clip(jnp.searchsorted(ends, g, side="right"), 0, B - 1)
-        rem = g - (ends[lane] - total[lane])
-        rad = radix[lane]
-        stride = jnp.cumprod(jnp.concatenate([jnp.ones(1, i32), rad[:-1]]))
-        d = (rem // stride) % rad
-        x = opts[lane, jnp.arange(13), d[:13]]
-        ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, d[13:17], mode[lane], 13 * d[17],
-                       need_run, need_c)
-        return lane, ok & (g < grand)
 
     def body(carry):
-        g0, found = carry
-        lane, ok = jax.vmap(item)(g0 + jnp.arange(width, dtype=i32))
-        return g0 + width, found.at[lane].max(ok)
+        done, found = carry  # the choices tried per lane; whether one worked
+        left = jnp.where(found, 0, total - done)
+        ends = jnp.cumsum(left)
+
+        def item(g: Array) -> tuple[Array, Array]:
+            lane = jnp.clip(jnp.searchsorted(ends, g, side="right"), 0, B - 1)
+            k = done[lane] + g - (ends[lane] - left[lane])
+            rad = radix[lane]
+            stride = jnp.cumprod(jnp.concatenate([jnp.ones(1, i32), rad[:-1]]))
+            d = (k // stride) % rad
+            x = opts[lane, jnp.arange(13), d[:13]]
+            ok = _evaluate(cr[lane], J[lane], c[lane], T[lane], x, d[13:17], mode[lane],
+                           13 * d[17], need_run, need_c)
+            return lane, ok & (g < ends[-1])
+
+        lane, ok = jax.vmap(item)(jnp.arange(width, dtype=i32))
+        return done + jnp.clip(width - (ends - left), 0, left), found.at[lane].max(ok)
 
     def cond(carry):
-        return carry[0] < grand
+        done, found = carry
+        return (~found & (done < total)).any()
 
-    return jax.lax.while_loop(cond, body, (jnp.int32(0), jnp.zeros(B, bool)))[1]
+    return jax.lax.while_loop(cond, body, (jnp.zeros(B, i32), jnp.zeros(B, bool)))[1]
 
 
 def opening_possible(cnt: Array, c: Array, opening_min: int | Array, need_run: bool,

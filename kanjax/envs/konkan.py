@@ -65,7 +65,7 @@ from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summ
 from kanjax.cards import Deal, format_deal
 from kanjax.envs import kon_spec as ks
 from kanjax.envs.deal_fields import read_deal
-from kanjax.jaxutil import random_ranks, tree_where, update_lanes
+from kanjax.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
 
 T = ks.NUM_TYPES
 M = ks.MAX_MELDS
@@ -272,14 +272,21 @@ class KonkanEnv(Env):
         or, without `take_must_use_card`, melds of the cards other than c's type leaving one
         of them (the turn can end: c is not discarded unless placed, docs/konkan.md)."""
         c = self.config
-        B = cards.shape[0]
-        search = functools.partial(mk.opening_batch, c=top, opening_min=jnp.full(
-            B, c.opening_min), active=active, need_run=c.opening_requires_run,
-            width=min(64, mk.CHUNK * B))
-        found = search(cards, need_c=True)
-        if not c.take_must_use_card:
-            found |= search(cards.at[jnp.arange(B), top].set(0), need_c=False)
-        return found
+
+        def search(lanes: tuple[Array, Array], valid: Array) -> Array:
+            cards, top = lanes
+            b = cards.shape[0]
+            run = functools.partial(mk.opening_batch, c=top, opening_min=jnp.full(
+                b, c.opening_min), active=valid, need_run=c.opening_requires_run,
+                width=min(64, mk.CHUNK * b))
+            found = run(cards, need_c=True)
+            if not c.take_must_use_card:
+                found |= run(cards.at[jnp.arange(b), top].set(0), need_c=False)
+            return found
+
+        B = cards.shape[0]  # the lanes that need it, at most B / 16 at a time
+        return update_lanes_batched(active, lambda _old, lanes, valid: search(lanes, valid),
+                                    jnp.zeros(B, bool), (cards, top), max(64, B // 16))
 
     def _finish_draw(self, s: KonState, take: Array) -> KonState:
         """A turn start with its take mask known: the mask, or the round ended blocked
