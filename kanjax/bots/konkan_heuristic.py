@@ -136,22 +136,23 @@ def _greedy(h, value, need_run, steps):
     """Whether the greedy sequence (the best meld by `_score`, then the best of the rest,
     `steps` melds at most) gets from the hand `h` `value` more points, and a run if
     `need_run` (the taken card is always a plan's first meld, never left to this part)."""
-    done = (value <= 0) & ~need_run
-    failed = jnp.bool_(False)
     is_run = jnp.arange(NCAND) < NRUN
-    for _ in range(steps):
+
+    def step(_, carry):
+        h, value, need_run, done, failed = carry
         cand = _candidates(h)
         score = jnp.where(cand["ok"] & (is_run | ~need_run), _score(cand), -jnp.inf)
         i = jnp.argmax(score).astype(jnp.int32)
-        possible = score[i] > -jnp.inf
-        active = ~done & ~failed
-        failed = failed | (active & ~possible)
-        take = active & possible
+        take = ~done & ~failed & (score[i] > -jnp.inf)
+        failed = failed | (~done & ~take)
         cards, _ = _meld_cards(cand, i)
         h = jnp.where(take, h - cards, h)
         value = jnp.where(take, value - cand["value"][i], value)
         need_run = need_run & ~(take & is_run[i])
-        done = done | (take & (value <= 0) & ~need_run)
+        return h, value, need_run, done | (take & (value <= 0) & ~need_run), failed
+
+    init = (h, value, need_run, (value <= 0) & ~need_run, jnp.bool_(False))
+    _, _, _, done, failed = jax.lax.fori_loop(0, steps, step, init)
     return done & ~failed
 
 
