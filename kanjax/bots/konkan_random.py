@@ -9,8 +9,9 @@ time, so that its melds get laid and its games reach openings, layoffs and going
 
 - at a turn's start: `draw` or `take`, whichever are legal, at random (`request` only when
   nothing else is legal);
-- with cards picked: a legal finishing action (`run p`, `set`, `layoff`, `retrieve`) at random
-  as soon as one is, otherwise another legal pick at random;
+- with cards picked: where a finishing action (`run p`, `set`, `layoff`, `retrieve`) is
+  legal, half the time one of them at random (and always where no pick is), else another
+  legal pick at random (so melds of every length get laid);
 - nothing picked: where a discard is legal, half the time a legal pick (a meld or a layoff
   begins), else a legal discard, at random; where none is (an opening below `opening_min`,
   or a taken card not yet used), a legal pick, or one time in four `retract` where legal.
@@ -59,7 +60,7 @@ def make_konkan_random(env: KonkanEnv) -> Policy:
         drawing = some(DRAW_TAKE)
         can_discard = some(DISCARDS)
         act = jnp.where(
-            picked, jnp.where(some(FINISH), FINISH, PICKS),
+            picked, jnp.where(some(FINISH) & ~(half & some(PICKS)), FINISH, PICKS),
             jnp.where(can_discard, jnp.where(half & some(PICKS), PICKS, DISCARDS),
                       jnp.where(quarter & some(RETRACT), RETRACT, PICKS)))
         cls = jnp.where(drawing, DRAW_TAKE, act)
