@@ -38,6 +38,7 @@ def player(env):
     every state's move proposed by every bot."""
     bots = (make_heuristic(env), make_random(env), uniform_random)
     B = BATCH
+    sl = env.obs_slices()["opened"]
 
     def body(c):
         s, gkeys, seating, acc = c
@@ -51,7 +52,7 @@ def player(env):
         act = acts[mover, jnp.arange(B)]
         s2 = env.step_batch(s, act, keys[1])
         ended = live & env.deal_done(s2) & ~s2.illegal_action
-        opened = jax.vmap(env.summary)(s)["opened"]  # the round's flags before its last step
+        opened = obs[:, sl] == 1  # the round's flags before its last step
         per_bot = jnp.arange(3)[:, None, None] == seating[None]  # [3, B, n]
         acc = {
             "first": jnp.where((s.step_count == acc["start"])[None], acts, acc["first"]),
