@@ -1,10 +1,10 @@
 """A rule-based heuristic bot for Konkan (`kanjax.envs.konkan`), as a jittable policy.
 
 `make_konkan_heuristic(env)` returns a policy `(key, observation, legal_mask) -> action`,
-deterministic (the key is unused) and always legal: it decides one action from the
-observation and plays it where the mask allows, else the best legal action of a fixed order
-(a finishing action, a discard of least use, `retract`, `draw`, a pick). Rule ids:
-`rules/konkan.md` (KON-n), the turn: docs/konkan.md (KON-En).
+always legal: it decides one action from the observation and plays it where the mask allows,
+else the best legal action of a fixed order (a finishing action, a discard of least use,
+`retract`, `draw`, a pick). It is deterministic except in one state its own play never
+reaches (below). Rule ids: `rules/konkan.md` (KON-n), the turn: docs/konkan.md (KON-En).
 
 A turn is several actions (picks, then a finishing action that lays them), and the policy
 remembers nothing between them, so each decision recomputes a *target* from the observation
@@ -13,15 +13,17 @@ the table do not change while a meld is picked): the cards to select and the act
 them. With the selection equal to the target it lays it, otherwise it picks the target's next
 card.
 
-The opening (KON-14, KON-E10) is a plan of new melds, laid one a step: a greedy sequence (the
-best meld of the hand by a score, then the best of what is left, up to four melds) that must
-use the card taken from the pile first (KON-16), lay a run first where the opening needs one,
-and reach `opening_min` leaving a card (KON-13). Three scores are tried (value; value with a
-joker costing 8; natural cards first) and the first that succeeds is played. The plan after a
-meld is the same greedy sequence less its first meld, so once a plan exists every later
-decision of the turn has one too: the bot starts an opening only when it can finish it, and
-never needs `retract`. The turn's melds on the table say how far the opening has come (their
-value, a run among them, the taken card among them).
+The opening (KON-14, KON-E10) is a plan of new melds, laid one a step. A meld's score is its
+value (KON-3) less 8 a joker (jokers are kept for later where they are not needed). The
+plan's first meld is one of the `LOOKAHEAD` best the hand can lay first (a meld with the card
+taken from the pile, KON-16; else a run where the opening needs one), the first after which
+the greedy sequence (the best meld of what is left, then the best of the rest) reaches
+`opening_min` with a run, leaving a card (KON-13), in three melds at most. On random hands
+this finds an opening in 99% of those where the exact search (`meld_konkan.opening_batch`)
+finds one. After the first meld the greedy sequence's next meld is the best left, so it is
+among the `LOOKAHEAD` tried and the plan of the next step succeeds too: the bot starts an
+opening only when it can finish it, and never needs `retract`. The turn's melds on the table
+say how far the opening has come (their value, a run among them, the taken card among them).
 
 - At a turn's start (KON-12): take the pile's top when the opening plan of the hand with it
   (which uses it) succeeds, or, once opened, when it makes a new meld or fits a table meld
@@ -30,17 +32,19 @@ value, a run among them, the taken card among them).
 - Unopened: open (the plan) as soon as the hand can, else discard.
 - Opened (earlier, or the opening met this turn): place a taken card first (a meld with it,
   else a layoff: the KON-16 obligation), then retrieve a run's joker with its natural card or
-  a set's jokers with its missing suits (KON-19/20), lay every meld the hand holds, lay off
-  every natural card that fits a table meld (its highest card first), a joker only when three
-  cards or fewer are left; then discard.
+  a set's jokers with its missing suits (KON-19/20), lay every meld the hand holds (the best
+  first), lay off every natural card that fits a table meld (its highest card first), a joker
+  only when three cards or fewer are left; then discard.
 - The discard is the card of least use: its *keep value* counts the hand's cards of its rank in
   other suits (toward a set) and of its suit one or two positions away (toward a run), a
   second copy keeps little, a card that fits a table meld is kept (an opened opponent would
   take it and lay it off), minus its value (KON-3) so high cards go first, most of all once
   opened while an opponent holds three cards or fewer (a going out counts my hand). A joker is
   kept.
+- Where no discard is legal and the bot has no plan (a taken card its plan cannot use: the
+  engine's exact search allowed the take, or the take was the only legal move), it searches at
+  random, as the Konkan random bot does (`kanjax.bots.konkan_random`), with the key.
 """
-
 from __future__ import annotations
 
 import jax
