@@ -247,6 +247,8 @@ class Env(abc.ABC):
     max_deals: int = 1  # a match never has more deals than this (the tournament's row buffer)
     heuristic: ClassVar[str | None] = None  # "module:factory" of the game's heuristic bot,
     # factory(env) -> policy (`kanjax.bots.make_heuristic`); None: the game has none
+    random_bot: ClassVar[str | None] = None  # "module:factory" of the game's random bot (a
+    # tournament's kind "random", `kanjax.bots.make_random`); None: `uniform_random`
     card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
     reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
     card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)

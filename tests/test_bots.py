@@ -1,9 +1,11 @@
-"""The uniform random bot: always legal, uniform over the legal actions."""
+"""The uniform random bot: always legal, uniform over the legal actions; a game's random bot
+(`make_random`): its own where it names one (`Env.random_bot`), else the uniform one."""
 
 import jax
 import numpy as np
 
-from kanjax.bots import uniform_random
+import kanjax
+from kanjax.bots import make_random, uniform_random
 
 
 def test_uniform_random_is_legal_and_uniform():
@@ -22,3 +24,10 @@ def test_uniform_random_single_legal_action():
         legal = np.zeros(228, bool)
         legal[a] = True
         assert int(uniform_random(jax.random.PRNGKey(a), None, legal)) == a
+
+
+def test_make_random_is_uniform_unless_the_game_names_its_own():
+    for game in kanjax.games():
+        env = kanjax.make(game)
+        assert (make_random(env) is uniform_random) == (env.random_bot is None), game
+    assert kanjax.make("konkan").random_bot is not None

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.bots import make_heuristic, uniform_random
+from kanjax.bots import make_heuristic, make_random, uniform_random
 from kanjax.rollout import Policy, game_key, propose
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
@@ -42,7 +42,7 @@ def pimc_bot(spec: BotSpec, env, flags: dict):
 def jax_policy(spec: BotSpec, env) -> Policy:
     """The jittable policy of a bot spec."""
     if spec.kind == "random":
-        return uniform_random
+        return make_random(env)
     if spec.kind == "heuristic":
         return make_heuristic(env)
     raise ValueError(f"bot {spec.name!r}: kind {spec.kind!r} is not a JAX policy")

@@ -10,7 +10,7 @@ import jax.numpy as jnp
 from kanjax.api import Array, Env
 from kanjax.bots.random import uniform_random
 
-__all__ = ["best_scored", "has_heuristic", "make_heuristic", "uniform_random"]
+__all__ = ["best_scored", "has_heuristic", "make_heuristic", "make_random", "uniform_random"]
 
 Policy = Callable[[Array, Array, Array], Array]
 
@@ -36,5 +36,20 @@ def make_heuristic(env: Env) -> Policy:
     """The heuristic policy of `env`'s game: the factory its `Env.heuristic` names."""
     if env.heuristic is None:
         raise ValueError(f"{env.name} has no heuristic bot")
-    module, factory = env.heuristic.split(":")
-    return getattr(importlib.import_module(module), factory)(env)
+    return _factory(env.heuristic)(env)
+
+
+def make_random(env: Env) -> Policy:
+    """The random policy of `env`'s game (a tournament's kind "random"): the factory its
+    `Env.random_bot` names, or `uniform_random` (a uniformly random legal action) where it
+    names none. A game gives its own where uniform play never gets anywhere (Konkan: a
+    uniformly random turn almost never lays an opening of several melds)."""
+    if env.random_bot is None:
+        return uniform_random
+    return _factory(env.random_bot)(env)
+
+
+def _factory(target: str) -> Callable:
+    """The callable named by "module:factory"."""
+    module, factory = target.split(":")
+    return getattr(importlib.import_module(module), factory)

@@ -159,6 +159,8 @@ class KonkanEnv(Env):
     card_deck = ks.DECK
     version = "1"
     role_names = ("dealer", "first", "other")
+    heuristic = "kanjax.bots.konkan_heuristic:make_konkan_heuristic"
+    random_bot = "kanjax.bots.konkan_random:make_konkan_random"
 
     def __init__(self, config: ks.KonConfig | None = None) -> None:
         self.config = config = config or ks.KonConfig()
