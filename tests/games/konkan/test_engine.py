@@ -281,6 +281,18 @@ def test_observe_hides_other_hands_and_the_stock():
     assert np.asarray(see(s, 1))[sl["selection"]].sum() == 0
 
 
+def test_observe_hides_the_partners_hand_in_pairs():
+    """In partnership play (KON-31) the partner's hand is as hidden as an opponent's: swapping
+    cards between seat 2's hand and the stock changes nothing seat 0 sees."""
+    pairs = make(partnership=True)
+    common = dict(melds=[(1, "5S 6S 7S")], pile="2C 9D", mover=0)
+    a = position(pairs, hands=["AS KH", "TD", "QS QD 4C", "8H 8C"], stock="3C 4H JS", **common)
+    b = position(pairs, hands=["AS KH", "TD", "QS 3C 4H", "8H 8C"], stock="QD 4C JS", **common)
+    see = jax.jit(pairs.observe)
+    assert np.array_equal(see(a, 0), see(b, 0)) and np.array_equal(see(a, 1), see(b, 1))
+    assert not np.array_equal(see(a, 2), see(b, 2))
+
+
 def test_KON_E16_summary_keys_and_shapes():
     s = ENV.jitted("init")(jax.random.PRNGKey(2))
     f = summary(ENV, s)
