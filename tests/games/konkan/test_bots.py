@@ -1,5 +1,6 @@
 """Konkan's bots (`kanjax.bots.konkan_heuristic`, `kanjax.bots.konkan_random`): both legal
-under jit and vmap over whole games for n = 2..5 solo and in pairs, the random bot what a
+under jit and vmap over whole games for n = 3 solo and 4 in pairs (n = 2 and 5 under `-m
+slow`), the random bot what a
 tournament's kind "random" plays, the heuristic's plan against the exact opening search, and
 the heuristic opening more often than the random bots.
 
@@ -103,13 +104,15 @@ def check_legal(out: dict) -> None:
 
 
 @pytest.mark.parametrize("flags", [
-    dict(n=2, n_rounds=2, max_turns_per_round=40),
+    pytest.param(dict(n=2, n_rounds=2, max_turns_per_round=40), marks=pytest.mark.slow),
     dict(n=3, n_rounds=1, max_turns_per_round=40, opening_requires_run=False),
-    dict(n=5, n_rounds=1, max_turns_per_round=40, take_must_use_card=False),
+    pytest.param(dict(n=5, n_rounds=1, max_turns_per_round=40, take_must_use_card=False),
+                 marks=pytest.mark.slow),
 ], ids=["n2", "n3_no_run", "n5_take_free"])
 def test_both_bots_are_legal_over_whole_games(flags):
-    """n = 2, 3, 5 (n = 4: in pairs, below), the heuristic against the Konkan random bot;
-    both open somewhere."""
+    """n = 3 (n = 2 and 5 under `-m slow`: each player count compiles the engine and both bots
+    again, about 20 CPU-seconds; n = 4: in pairs, below), the heuristic against the Konkan
+    random bot; both open somewhere."""
     env = make(**flags)
     out = play(env, seating(env.n, RAND))
     check_legal(out)
