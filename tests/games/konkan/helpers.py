@@ -1,11 +1,13 @@
 """Engine positions for the Konkan tests: a state built from the cards a scenario names (hands,
-table melds, the pile, the stock top first), stepped by name; and a brute-force oracle of the
-opening search (KON-E11), written from the rules, for the kernel's tests."""
+table melds, the pile, the stock top first), stepped by name; a brute-force oracle of the
+opening search (KON-E11), written from the rules, for the kernel's tests; and planners of an
+opening or a konkan from a hand (with the reference's meld lists), for the random players."""
 
 from __future__ import annotations
 
 import functools
 import itertools
+import random
 
 import jax
 import jax.numpy as jnp
@@ -14,6 +16,7 @@ import numpy as np
 import kanjax
 from kanjax.envs import kon_spec as ks
 from kanjax.envs import konkan as engine
+from kanjax.reference.konkan import apply_move, moves, new_melds, new_runs, new_sets
 
 TOKENS = ks.DECK.tokens
 POS_RANK = [ks.position_rank(q) for q in range(14)]
@@ -395,3 +398,80 @@ def opened_take_oracle(hand, c: int, melds, must_use: bool = True) -> bool:
         return False
 
     return search(start, [list(m) for m in melds], False)
+
+
+# ---- planners (random players: tests.games.konkan.test_reference, .differential) ------------
+def plan_opening(hand, cfg: ks.KonConfig, taken: int, rng: random.Random, whole: bool,
+                 budget: int = 2000, max_run: int = ks.MAX_RUN) -> list | None:
+    """Disjoint new melds of `hand` (randomly ordered; runs of at most `max_run` cards) that
+    meet KON-E10, hold the `taken` card with `take_must_use_card` and leave a card that may be
+    discarded (KON-18), or with `whole` leave exactly one card (a hand, KON-24); None if none
+    is found within `budget` nodes."""
+    must = taken if cfg.take_must_use_card else -1
+    melds = [mv for mv in new_melds(hand) if mv.meld[0] != ks.RUN_MELD or mv.length <= max_run]
+    rng.shuffle(melds)
+    nodes = 0
+
+    def search(h, start, value, run, has_c, left, chosen):
+        nonlocal nodes
+        nodes += 1
+        if (chosen and value >= cfg.opening_min and (run or not cfg.opening_requires_run)
+                and (must < 0 or has_c) and (left == 1 if whole else left >= 1)
+                and (taken < 0 or has_c or any(h[t] for t in range(ks.NUM_TYPES) if t != taken))):
+            return chosen
+        if nodes > budget:
+            return None
+        for i in range(start, len(melds)):
+            mv = melds[i]
+            if len(mv.sel) < left and all(h[t] >= mv.sel.count(t) for t in set(mv.sel)):
+                rest = list(h)
+                for t in mv.sel:
+                    rest[t] -= 1
+                found = search(rest, i + 1, value + mv.value, run or mv.meld[0] == ks.RUN_MELD,
+                               has_c or taken in mv.sel, left - len(mv.sel), [*chosen, mv])
+                if found:
+                    return found
+        return None
+
+    return search(list(hand), 0, 0, False, False, sum(hand), [])
+
+
+def plan_konkan(hand, taken: int) -> list | None:
+    """A run of 10 or 11 and a set of 4 or 3 covering 14 of 15 cards (KON-25) and leaving a
+    card other than the taken one (KON-18), if any."""
+    if sum(hand) != 15:
+        return None
+    for run in new_runs(hand, {10, 11}):
+        rest = list(hand)
+        for t in run.sel:
+            rest[t] -= 1
+        for part in new_sets(rest, {14 - run.length}):
+            if taken < 0 or rest[taken] == part.sel.count(taken) or taken in run.sel + part.sel:
+                return [run, part]
+    return None
+
+
+def plan_placing(hand, table, c: int, must_use: bool, budget: int = 20_000) -> list | None:
+    """A taker who had opened before the turn (KON-E11): the turn's table actions (the
+    reference's moves onto `table`, its melds in slot order) that end with a card of type c
+    placed by a new meld or a layoff, or without `must_use` that lay a meld or a layoff and
+    keep a card of another type (KON-18); None if none is found within `budget` positions."""
+    seen: set = set()
+
+    def search(h, tb, placed: bool, path: list) -> list | None:
+        key = (tuple(h), tuple(sorted(tb)), placed)
+        if key in seen or len(seen) > budget:
+            return None
+        seen.add(key)
+        for mv in moves(h, tb):
+            h2, tb2 = apply_move(h, tb, mv)
+            lays = mv.kind != "retrieve"
+            if lays and c in mv.sel or (not must_use and (placed or lays) and any(
+                    h2[t] for t in range(ks.NUM_TYPES) if t != c)):
+                return [*path, mv]
+            found = search(h2, tb2, placed or lays, [*path, mv])
+            if found:
+                return found
+        return None
+
+    return search(list(hand), list(table), False, [])

@@ -1,7 +1,7 @@
 """The Konkan engine beyond the scenarios: the kernel against brute force (the opening search,
-the masks of PHASE_ACT, taking as an opened player), batched random play with invariants for
-n = 2..5 solo and in pairs, `step_batch` against `vmap(step)`, what a player observes, deal
-strings and bad input."""
+the masks of PHASE_ACT, taking as an opened player), what a player observes, deal strings and
+bad input. Random play (the engine's invariants on every step, against the reference) is
+`test_differential.py`; `step_batch` against `vmap(step)` is `tests/test_step_batch.py`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 
 import kanjax
 from kanjax import meld_konkan as mk
-from kanjax.bots import uniform_random
 from kanjax.cards import CardError
 from kanjax.envs import kon_spec as ks
 from tests.games.konkan.helpers import (
@@ -24,7 +23,6 @@ from tests.games.konkan.helpers import (
     position,
     summary,
 )
-from tests.test_step_batch import trajectories
 
 ENV = make()
 DECK = np.repeat(np.arange(ks.NUM_TYPES), ks.COPIES)
@@ -177,88 +175,6 @@ def test_KON_E11_opened_take_matches_a_search_of_table_actions(must_use):
                           jnp.asarray(np.stack([table_arrays(c[2]) for c in cases]))))
     want = np.array([opened_take_oracle(h, c, m, must_use) for h, c, m in cases])
     assert 0.1 < want.mean() < 0.95 and (got == want).all(), np.flatnonzero(got != want)
-
-
-# ---- random play: invariants, step_batch ----------------------------------------------------
-def invariants(env, s) -> jax.Array:
-    """bool: every card is somewhere once (KON-1: two of each type), every table meld is a
-    legal meld (KON-7/8/9), the hands hold at most 15, an unfinished game has a legal action."""
-    n = env.n
-    g = env._unpack(s)
-    q = jnp.arange(14)
-    kind, key = s._mk.astype(jnp.int32), s._mx.astype(jnp.int32)
-    nat, jok = s._mn.astype(jnp.int32), s._mj.astype(jnp.int32)
-    run, st = kind == ks.RUN_MELD, kind == ks.SET_MELD
-    natb = ((nat[:, None] >> q) & 1) == 1
-    run_types = 13 * key[:, None] + jnp.asarray(mk.POS_RANK)[None, :]
-    set_types = 13 * q[None, :4] + key[:, None]
-    table = jnp.zeros(53, jnp.int32)
-    table = table.at[jnp.where(run[:, None] & natb, run_types, 53)].add(1, mode="drop")
-    table = table.at[jnp.where(st[:, None] & natb[:, :4], set_types, 53)].add(1, mode="drop")
-    jokers = jnp.where(run, mk.popcount(jok), jnp.where(st, jok, 0)).sum()
-    table = table.at[52].add(jokers)
-    stock = jnp.arange(ks.DECK_SIZE) >= ks.HAND_SIZE * n + 1 + g["drawn"]
-    stock_cnt = (jax.nn.one_hot(s._deck.astype(jnp.int32), 53, dtype=jnp.int32)
-                 * stock[:, None]).sum(0)
-    total = s._hands.astype(jnp.int32).sum(0) + table + env._pile_counts(s) + stock_cnt
-    occ = nat | jnp.where(run, jok, 0)
-    lo = mk.lowest(occ)
-    length = mk.popcount(occ)
-    contiguous = (occ >> lo) == (1 << length) - 1
-    run_ok = (contiguous & (length >= 3) & (length <= 13) & ((nat & jok) == 0) & (nat != 0)
-              & (((occ & 1) == 0) | ((occ >> 13) == 0)))
-    size = mk.popcount(nat) + jok
-    set_ok = (size >= 3) & (size <= 4) & (nat != 0) & (nat < 16) & (jok <= 2)
-    melds_ok = jnp.where(run, run_ok, jnp.where(st, set_ok, True)).all()
-    done = s.terminated | s.truncated
-    return ((total == 2).all() & melds_ok & (s._hands.astype(jnp.int32).sum(1) <= 15).all()
-            & (done | s.legal_action_mask.any()))
-
-
-def random_play(env, batch: int, steps: int, seed: int):
-    """A jitted scan of `steps` batched random steps (`step_batch`) from `batch` fresh games:
-    per step the lanes breaking an invariant; the final states."""
-    key = jax.random.PRNGKey(seed)
-
-    def body(carry, k):
-        s = carry
-        ka, ks_ = jax.random.split(k)
-        acts = jax.vmap(uniform_random, in_axes=(0, None, 0))(jax.random.split(ka, batch), None,
-                                                             s.legal_action_mask)
-        s = env.step_batch(s, acts, jax.random.split(ks_, batch))
-        return s, (~jax.vmap(lambda x: invariants(env, x))(s)).sum()
-
-    run = jax.jit(lambda k: jax.lax.scan(body, jax.vmap(env.init)(jax.random.split(k, batch)),
-                                         jax.random.split(k, steps)))
-    final, bad = run(key)
-    return final, np.asarray(bad)
-
-
-@pytest.mark.parametrize("flags", [
-    dict(n=2, opening_min=71, n_rounds=2, reward="points"),
-    dict(n=5, n_rounds=2, take_must_use_card=False, opening_requires_run=False),
-])
-def test_random_play_keeps_the_invariants(flags):
-    """Random play for n = 2 (opening 71, points) and n = 5 (the take and run flags off); n = 4
-    in pairs: the `step_batch` test below; n = 3: the every-game conformance test
-    (`cases.SMALL_FLAGS`)."""
-    env = make(**flags)
-    final, bad = random_play(env, 12, 500, 1)
-    assert bad.sum() == 0, f"invariant broken first at step {np.flatnonzero(bad)[:3]}"
-    f = {k: np.asarray(v) for k, v in env.summary(final).items()}
-    assert (f["round"] >= 2).any()  # rounds followed one another in the episode
-    assert f["totals"].any()
-
-
-def test_step_batch_is_vmap_step_in_pairs():
-    """The turn starts (cheap take masks, the exact opening search in one list), the rounds'
-    ends and the next deals made only in the lanes that need them (`step_batch`) give
-    `vmap(step)`'s states bit for bit; random play in pairs keeps the invariants."""
-    env = make(partnership=True, n_rounds=2, max_turns_per_round=30)
-    final, diff, dealt = trajectories(env, 200)
-    assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
-    assert dealt.sum() > 0
-    assert bool(jax.jit(jax.vmap(lambda s: invariants(env, s)))(final).all())
 
 
 # ---- what a player sees ---------------------------------------------------------------------

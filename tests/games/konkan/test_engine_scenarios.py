@@ -391,6 +391,26 @@ def test_KON_E12_taken_type_is_kept_until_placed_KON_34():
     assert discards(legal(ENV, s)) == {"discard 9H", "discard 2D"}
 
 
+def test_KON_E16_taken_is_cleared_by_the_game_ending_discard():
+    """`taken` is the type taken *this turn* (KON-E16): a discard ends the turn (KON-E4), also
+    the last one of the game (going out in the last round, or its turn bound), after which
+    it is -1 as the reference states it (found by the differential test)."""
+    s = position(ENV, hands=["9S 2D", "", "", ""], melds=[(0, "5S 6S 7S 8S")],
+                 pile="3C 9S", phase=ks.PHASE_DRAW, rnd=5)
+    s = play(ENV, s, "take")
+    assert int(summary(ENV, s)["taken"]) == ks.DECK.card("9S")
+    s = position(ENV, hands=["9S 2D", "", "", ""], melds=[(0, "5S 6S 7S 8S")], pile="3C",
+                 rnd=5, taken=ks.DECK.card("9S"))
+    s = play(ENV, s, "pick 9S", "layoff 0", "discard 2D")  # out: the game's end
+    f = summary(ENV, s)
+    assert bool(s.terminated) and int(f["outcome"]) == ks.OUT and int(f["taken"]) == -1
+    s = position(ENV, hands=["9S 2D 4C", "", "", ""], melds=[(0, "5S 6S 7S 8S")], pile="3C",
+                 rnd=5, taken=ks.DECK.card("9S"), flags=dict(turns=399))
+    s = play(ENV, s, "pick 9S", "layoff 0", "discard 2D")  # the turn bound (KON-23)
+    f = summary(ENV, s)
+    assert bool(s.terminated) and int(f["outcome"]) == ks.BLOCKED and int(f["taken"]) == -1
+
+
 def test_KON_V4_take_without_using_the_card():
     env = make(take_must_use_card=False)
     s = position(env, hands=["4H 4S 4D 9C", "", "", ""], melds=[(1, "5S 6S 7S")],

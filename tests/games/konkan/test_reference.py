@@ -22,11 +22,10 @@ from kanjax.reference.konkan import (
     meld_value,
     moves,
     new_melds,
-    new_runs,
-    new_sets,
     parse_run,
     parse_set,
 )
+from tests.games.konkan.helpers import plan_konkan, plan_opening
 
 CFG = ks.KonConfig(dealer=0)
 FILL = "2C 5D 9S JS KD 3C 6S 4D TC 8H 2D 6H QC 9D"  # 14 cards without a meld
@@ -999,40 +998,6 @@ def check_state(ref: KonRef) -> dict:
     return f
 
 
-def plan_opening(hand, cfg: ks.KonConfig, taken: int, rng: random.Random, whole: bool,
-                 budget: int = 2000) -> list | None:
-    """Disjoint new melds of `hand` (randomly ordered) that meet KON-E10, hold the `taken`
-    card with `take_must_use_card` and leave a card that may be discarded (KON-18), or with
-    `whole` leave exactly one card (a hand, KON-24)."""
-    must = taken if cfg.take_must_use_card else -1
-    melds = list(new_melds(hand))
-    rng.shuffle(melds)
-    nodes = 0
-
-    def search(h, start, value, run, has_c, left, chosen):
-        nonlocal nodes
-        nodes += 1
-        if (chosen and value >= cfg.opening_min and (run or not cfg.opening_requires_run)
-                and (must < 0 or has_c) and (left == 1 if whole else left >= 1)
-                and (taken < 0 or has_c or any(h[t] for t in range(ks.NUM_TYPES) if t != taken))):
-            return chosen
-        if nodes > budget:
-            return None
-        for i in range(start, len(melds)):
-            mv = melds[i]
-            if len(mv.sel) < left and all(h[t] >= mv.sel.count(t) for t in set(mv.sel)):
-                rest = list(h)
-                for t in mv.sel:
-                    rest[t] -= 1
-                found = search(rest, i + 1, value + mv.value, run or mv.meld[0] == ks.RUN_MELD,
-                               has_c or taken in mv.sel, left - len(mv.sel), [*chosen, mv])
-                if found:
-                    return found
-        return None
-
-    return search(list(hand), 0, 0, False, False, sum(hand), [])
-
-
 def take_by_brute_force(ref: KonRef, budget: int = 20_000) -> bool | None:
     """KON-E11 for an unopened mover, by enumerating sets of disjoint new melds of his hand
     plus the pile's top (None past `budget` nodes)."""
@@ -1094,21 +1059,6 @@ def opened_take_by_search(ref: KonRef, budget: int = 3000) -> bool | None:
             lay_ = mv.kind != "retrieve"
             queue.append((h2, table2, laid or lay_, placed_c or lay_ and c in mv.sel))
     return False
-
-
-def plan_konkan(hand, taken: int) -> list | None:
-    """A run of 10 or 11 and a set of 4 or 3 covering 14 of 15 cards (KON-25) and leaving a
-    card other than the taken one (KON-18), if any."""
-    if sum(hand) != 15:
-        return None
-    for run in new_runs(hand, {10, 11}):
-        rest = list(hand)
-        for t in run.sel:
-            rest[t] -= 1
-        for part in new_sets(rest, {14 - run.length}):
-            if taken < 0 or rest[taken] == part.sel.count(taken) or taken in run.sel + part.sel:
-                return [run, part]
-    return None
 
 
 class Policy:
