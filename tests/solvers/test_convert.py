@@ -85,7 +85,9 @@ def test_whist_deal_errors():
         from_deal(text, trump="S")
     with pytest.raises(ValueError, match="leader='E', but the deal string sets leader=N"):
         from_deal(text, leader="E")
-    with pytest.raises(ValueError, match="unknown game 'konkan'"):
+    with pytest.raises(ValueError, match="unknown game 'skat'"):
+        from_deal("skat | AS")
+    with pytest.raises(ValueError, match="konkan: no double-dummy positions"):
         from_deal("konkan | AS")
 
 
