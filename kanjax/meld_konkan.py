@@ -377,19 +377,23 @@ def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok:
 
 
 
+def _take_view(h: Array, kind, key, nat, jok) -> tuple:
+    """What the take checks read: the hand `h`'s suit and rank words, jokers and size; the
+    table melds' kinds, lowest and highest positions, lengths, suits, ranks and sizes; the
+    cards the hand lacks in each 3-window of each suit."""
+    hw, hr = suit_words(h), rank_suits(h)
+    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
+    occ = nat | jnp.where(is_run, jok, 0)
+    return (hw, hr, h[52], h.sum(), is_run, is_set, lowest(occ), highest(occ), popcount(occ),
+            jnp.clip(key, 0, 3), jnp.clip(key, 0, 12), popcount(nat) + jok,
+            3 - popcount(hw[:, None] & jnp.asarray(W3)[None, :]))
+
+
 def _any_action(h: Array, kind, key, nat, jok) -> Array:
     """Some new meld or layoff of the hand `h` leaves a card of `h`: a single-card layoff or
     a meld of three."""
-    hw, hr = suit_words(h), rank_suits(h)
-    J = h[52]
-    n = h.sum()
-    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
-    occ = nat | jnp.where(is_run, jok, 0)
-    lo, hi = lowest(occ), highest(occ)
-    length = popcount(occ)
-    s, r = jnp.clip(key, 0, 3), jnp.clip(key, 0, 12)
-    z = popcount(nat) + jok
-    gaps3 = 3 - popcount(hw[:, None] & jnp.asarray(W3)[None, :])
+    hw, hr, J, n, is_run, is_set, lo, hi, length, s, r, z, gaps3 = _take_view(
+        h, kind, key, nat, jok)
     meld = ((((gaps3 <= J) & (gaps3 < 3)).any() | ((popcount(hr) + J >= 3) & (hr != 0)).any())
             & (n >= 4))
     pos_rank = jnp.asarray(POS_RANK)
@@ -405,18 +409,9 @@ def _any_action(h: Array, kind, key, nat, jok) -> Array:
 
 def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Array:
     """`opened_take`'s single actions for the hand `h` after some retrievals."""
-    hw, hr = suit_words(h), rank_suits(h)
-    J = h[52]
-    n = h.sum()
-    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
-    occ = nat | jnp.where(is_run, jok, 0)
-    lo, hi = lowest(occ), highest(occ)
-    length = popcount(occ)
-    s = jnp.clip(key, 0, 3)
-    r = jnp.clip(key, 0, 12)
-    z = popcount(nat) + jok
+    hw, hr, J, n, is_run, is_set, lo, hi, length, s, r, z, gaps3 = _take_view(
+        h, kind, key, nat, jok)
     rr = jnp.asarray(RANGE_RANKS)
-    gaps3 = 3 - popcount(hw[:, None] & jnp.asarray(W3)[None, :])
     cs, cr = c // 13, c % 13
     is_j = c == 52
     has_c = h[jnp.clip(c, 0, 52)] >= 1

@@ -4,13 +4,13 @@ pack dealt into the stock's bottom or declared dead, then stepped by name."""
 
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 import kanjax
 from kanjax.envs import conquian as engine
 from kanjax.envs import cq_spec as cq
+from tests.harness.named import legal, play  # noqa: F401 (the scenarios import them here)
 
 
 def make(**flags) -> engine.ConquianEnv:
@@ -59,17 +59,6 @@ def position(env, *, hands=("", ""), melds=("", ""), stock: str | None = None, e
     g = {k: jnp.int32(v) for k, v in g.items()}
     return env._state(jnp.asarray(loc, jnp.int32), jnp.asarray(place, jnp.int32),
                       jnp.asarray(sel), g, jnp.int32(mover))
-
-
-def legal(env, state) -> set[str]:
-    return {env.action_name(a) for a in env.legal_actions(state)}
-
-
-def play(env, state, *names: str):
-    """`checked_step` each action name in turn."""
-    for name in names:
-        state = env.checked_step(state, name, jax.random.PRNGKey(0))
-    return state
 
 
 def summary(env, state) -> dict:

@@ -9,7 +9,6 @@ import functools
 import itertools
 import random
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -17,6 +16,7 @@ import kanjax
 from kanjax.envs import kon_spec as ks
 from kanjax.envs import konkan as engine
 from kanjax.reference.konkan import apply_move, moves, new_melds, new_runs, new_sets
+from tests.harness.named import legal, play  # noqa: F401 (the scenarios import them here)
 
 TOKENS = ks.DECK.tokens
 POS_RANK = [ks.position_rank(q) for q in range(14)]
@@ -132,17 +132,6 @@ def position(env, *, hands, melds=(), pile="", stock=None, mover=0, dealer=None,
     if phase == ks.PHASE_DRAW:
         return env.jitted("_resolve")(s)
     return env.jitted("_finalize")(s)
-
-
-def legal(env, state) -> set[str]:
-    return {env.action_name(a) for a in env.legal_actions(state)}
-
-
-def play(env, state, *names: str):
-    """`checked_step` each action name in turn."""
-    for name in names:
-        state = env.checked_step(state, name, jax.random.PRNGKey(0))
-    return state
 
 
 def pick_all(env, state, text: str):

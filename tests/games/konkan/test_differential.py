@@ -29,8 +29,8 @@ Cost: 132 games (about 25,000 steps) of the default run take about 80 CPU-second
 sys, one process, cold XLA cache: `/usr/bin/time -v pytest -p no:cacheprovider -n 0
 tests/games/konkan/test_differential.py`), 45 of them tracing and compiling the three
 engines; the reference replays about 2,500 steps a second. Issue 26 asks for 2,000 games by
-default: about 12 CPU-minutes, beyond the whole default run's budget. `pytest -m slow` plays 100,000 games (5 configs, in chunks of
-100 through 40 lanes; hours).
+default: about 12 CPU-minutes, beyond the whole default run's budget. `pytest -m slow` plays
+100,000 games (5 configs, in chunks of 100 through 40 lanes; hours).
 """
 
 from __future__ import annotations

@@ -1,0 +1,17 @@
+"""Scenario tests' shorthand: actions by their names (`Env.action_name`)."""
+
+from __future__ import annotations
+
+import jax
+
+
+def legal(env, state) -> set[str]:
+    """The names of the legal actions at `state`."""
+    return {env.action_name(a) for a in env.legal_actions(state)}
+
+
+def play(env, state, *names: str):
+    """`checked_step` each action name in turn."""
+    for name in names:
+        state = env.checked_step(state, name, jax.random.PRNGKey(0))
+    return state
