@@ -178,13 +178,23 @@ def test_KON_E11_opened_take_matches_a_search_of_table_actions(must_use):
 
 
 # ---- what a player sees ---------------------------------------------------------------------
+def swapped_with_the_stock(env, seat: int):
+    """Two positions that differ only by cards swapped between `seat`'s hand and the stock,
+    and the jitted `observe`."""
+    others = ["8H 8C", "TD"]
+    hands = [["AS KH", *others] for _ in range(2)]
+    for h, cards in zip(hands, ("QS QD 4C", "QS 3C 4H"), strict=True):
+        h.insert(seat, cards)
+    common = dict(melds=[(1, "5S 6S 7S")], pile="2C 9D", mover=0)
+    a = position(env, hands=hands[0], stock="3C 4H JS", **common)
+    b = position(env, hands=hands[1], stock="QD 4C JS", **common)
+    return a, b, jax.jit(env.observe)
+
+
 def test_observe_hides_other_hands_and_the_stock():
     """Swapping cards between another player's hand (the partner's too) and the stock changes
     nothing seat 0 sees; the owner of the hand sees the change."""
-    common = dict(melds=[(1, "5S 6S 7S")], pile="2C 9D", mover=0)
-    a = position(ENV, hands=["AS KH", "QS QD 4C", "8H 8C", "TD"], stock="3C 4H JS", **common)
-    b = position(ENV, hands=["AS KH", "QS 3C 4H", "8H 8C", "TD"], stock="QD 4C JS", **common)
-    see = jax.jit(ENV.observe)
+    a, b, see = swapped_with_the_stock(ENV, 1)
     assert np.array_equal(see(a, 0), see(b, 0)) and np.array_equal(see(a, 2), see(b, 2))
     assert not np.array_equal(see(a, 1), see(b, 1))
     sl = ENV.obs_slices()
@@ -200,11 +210,7 @@ def test_observe_hides_other_hands_and_the_stock():
 def test_observe_hides_the_partners_hand_in_pairs():
     """In partnership play (KON-31) the partner's hand is as hidden as an opponent's: swapping
     cards between seat 2's hand and the stock changes nothing seat 0 sees."""
-    pairs = make(partnership=True)
-    common = dict(melds=[(1, "5S 6S 7S")], pile="2C 9D", mover=0)
-    a = position(pairs, hands=["AS KH", "TD", "QS QD 4C", "8H 8C"], stock="3C 4H JS", **common)
-    b = position(pairs, hands=["AS KH", "TD", "QS 3C 4H", "8H 8C"], stock="QD 4C JS", **common)
-    see = jax.jit(pairs.observe)
+    a, b, see = swapped_with_the_stock(make(partnership=True), 2)
     assert np.array_equal(see(a, 0), see(b, 0)) and np.array_equal(see(a, 1), see(b, 1))
     assert not np.array_equal(see(a, 2), see(b, 2))
 
