@@ -1,6 +1,7 @@
 """Self-tests of the plain-Python Konkan reference: every scenario of konkan.md §10 (one test
 each, named after its rule ids), the decisions of docs/konkan.md (KON-E2..E15), and random
-games played by a biased random policy (invariants, and every branch reached).
+games played by a biased random policy (invariants, and every branch reached), and the same
+invariants over any variant hypothesis draws (`test_properties_of_any_variant`).
 
 Positions are built with `KonRef.from_position` (cards not listed are out of play); unless
 stated: n = 4, solo, opening_min = 51, round 1 of 5, dealer 0.
@@ -13,6 +14,8 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kanjax.envs import kon_spec as ks
 from kanjax.reference.konkan import (
@@ -1158,27 +1161,37 @@ CONFIGS = [dict(n=n, partnership=part, opening_min=om)
            if not part or n == 4]
 
 
-def play_game(seed: int, fired: collections.Counter) -> KonRef:
+def play_game(seed: int, fired: collections.Counter, cfg: ks.KonConfig | None = None,
+              stack: str = "") -> KonRef:
+    """One game of random play from `seed` (the config drawn from it unless given), checking
+    every state; `stack`: "hand" deals the first round's first mover a whole hand (KON-24),
+    "konkan" the last round's a konkan (KON-25); by default one seed in ten each."""
     rng = random.Random(seed)
-    flags = CONFIGS[seed % len(CONFIGS)]
-    cfg = ks.KonConfig(n_rounds=rng.choice((1, 2)), reward=rng.choice(ks.REWARDS),
-                       take_must_use_card=rng.random() < 0.8, **flags)
+    if cfg is None:
+        cfg = ks.KonConfig(n_rounds=rng.choice((1, 2)), reward=rng.choice(ks.REWARDS),
+                           take_must_use_card=rng.random() < 0.8,
+                           **CONFIGS[seed % len(CONFIGS)])
+        stack = {3: "hand", 7: "konkan"}.get(seed % 10, "")
     ref = KonRef(cfg)
     policy = Policy(rng)
+    rounds: list[list[int]] = []  # each ended round's scores
     for _ in range(60_000):
         if ref.terminal:
             break
-        if ref.needs_deal:  # one game in five is stacked: a hand, or a last-round konkan
+        if ref.needs_deal:  # a stacked game: a hand, or a last-round konkan
+            if ref.round:
+                rounds.append(ref.round_scores)
             dealer = rng.randrange(cfg.n) if ref.round == 0 else (ref.dealer + 1) % cfg.n
-            stack = {}
-            if seed % 10 == 3 and ref.round == 0:
-                stack = {(dealer + 1) % cfg.n: HAND_15}
+            stacked_hand = {}
+            if stack == "hand" and ref.round == 0:
+                stacked_hand = {(dealer + 1) % cfg.n: HAND_15}
                 policy.patient = True
-            elif seed % 10 == 7 and ref.round == cfg.n_rounds - 1:
-                stack = {(dealer + 1) % cfg.n: KONKAN_15}
-            ref.deal(stacked(cfg.n, dealer, stack, rng=rng), dealer)
+            elif stack == "konkan" and ref.round == cfg.n_rounds - 1:
+                stacked_hand = {(dealer + 1) % cfg.n: KONKAN_15}
+            ref.deal(stacked(cfg.n, dealer, stacked_hand, rng=rng), dealer)
             continue
         f = check_state(ref)
+        assert f["turns"] < cfg.max_turns_per_round  # KON-23, KON-E4: the bound ends a round
         if f["phase"] == ks.PHASE_ACT and rng.random() < 0.03:
             fired["mask checked"] += check_mask_by_brute_force(ref, f)
         if (f["phase"] == ks.PHASE_DRAW and ref.pile and not ref.opened[ref.mover]
@@ -1218,7 +1231,9 @@ def play_game(seed: int, fired: collections.Counter) -> KonRef:
         if ref.needs_deal or ref.terminal:
             fired[ks.OUTCOME_NAMES[ref.outcome]] += 1
     f = check_state(ref)
-    assert f["terminal"] and f["round"] == cfg.n_rounds and any(f["winners"])
+    rounds.append(f["round_scores"])
+    assert f["terminal"] and f["round"] == cfg.n_rounds == len(rounds) and any(f["winners"])
+    assert f["totals"] == [sum(r[p] for r in rounds) for p in range(cfg.n)]  # KON-31
     if cfg.reward == "points":
         assert f["scores"] == [float(-x) for x in f["totals"]]
     else:
@@ -1244,6 +1259,35 @@ def test_random_games_keep_the_invariants_and_reach_every_branch(games):
         play_game(seed, fired)
     never = [branch for branch in BRANCHES if fired[branch] == 0]
     assert not never, (never, fired)
+
+
+@st.composite
+def konkan_configs(draw) -> ks.KonConfig:
+    """Any variant (KON-V1..V6): 2..5 seats, pairs at 4, any opening threshold, a run required
+    or not, either taking rule, 1..3 rounds, turn bounds from tight to loose, either reward."""
+    n = draw(st.integers(2, 5))
+    return ks.KonConfig(
+        n=n, partnership=n == 4 and draw(st.booleans()),
+        opening_min=draw(st.sampled_from((0, 30, 51, 71, 90))),
+        opening_requires_run=draw(st.booleans()), take_must_use_card=draw(st.booleans()),
+        n_rounds=draw(st.integers(1, 3)),
+        max_turns_per_round=draw(st.sampled_from((1, 4, 25, 400))),
+        reward=draw(st.sampled_from(ks.REWARDS)))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(cfg=konkan_configs(), seed=st.integers(0, 2**32 - 1),
+       stack=st.sampled_from(("", "", "hand", "konkan")))
+def test_properties_of_any_variant(cfg, seed, stack):
+    """Random play of any config hypothesis draws: every state keeps the invariants of
+    `check_state` (106 cards, valid melds, a legal action until the end), every round ends
+    within `max_turns_per_round` (KON-23), the totals are the rounds' scores summed and the
+    game ends after `n_rounds` rounds with a winner; in pairs both partners win or lose together
+    (KON-31)."""
+    ref = play_game(seed, collections.Counter(), cfg, stack)
+    if cfg.partnership:
+        w = ref.facts()["winners"]
+        assert w[0] == w[2] and w[1] == w[3]
 
 
 def test_kon_25_stacked_konkan_game():
