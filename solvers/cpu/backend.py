@@ -18,23 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from solvers import reference as ref
-from solvers.position import Position, Rules
+from solvers.position import JK, Position, Rules
 
-MAX_SEATS = 4  # the table packs a holder in 2 bits and every hand's suit lengths in 64
+MAX_SEATS = 6  # the table packs a holder in 3 bits and hands' suit lengths in 96 bits
 
 
 def unsupported(rules: Rules) -> tuple[str, ...]:
-    """Why the CPU backend cannot search positions of `rules` (empty: it can): the rules it
-    does not play yet, each named, and the solvers' own limits (`Rules.limits`)."""
+    """Why the CPU backend cannot search positions of `rules` (empty: it can): the solvers'
+    own limits (`Rules.limits`) and more than MAX_SEATS seats."""
     out = list(rules.limits)
-    if rules.joker:
-        out.append(f"the joker (Rules.joker = {rules.joker[0]!r}...): the cpu backend plays "
-                   "plain tricks only so far")
-    if any(rules.points):
-        out.append("point cards (Rules.points): the cpu backend plays plain tricks only so far")
-    if rules.trick_value != 1:
-        out.append(f"tricks worth {rules.trick_value} (Rules.trick_value): the cpu backend "
-                   "counts tricks (worth 1)")
     if rules.n > MAX_SEATS:
         out.append(f"{rules.n} seats (Rules.n): the cpu backend takes 2..{MAX_SEATS}")
     return tuple(out)
@@ -53,14 +45,19 @@ def check(rules: Rules) -> None:
 
 
 @functools.cache
-def _codes(rules: Rules) -> np.ndarray:
-    """Card id -> code 16 * suit + rank (its place among its suit's ids, low first)."""
+def _codes(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(card id -> code 16 * suit + rank, its place among its suit's ids, low first; the
+    joker JK_CODE), and the search's rules data (`search.config`)."""
+    from solvers.cpu import search
+
     codes = np.full(rules.num_ids, -1, np.int64)
     for s in range(4):
         ids = sorted((c for c in rules.ids if rules.suit[c] == s), key=lambda c: rules.rank[c])
         for r, c in enumerate(ids):
             codes[c] = 16 * s + r
-    return codes
+    if rules.joker:
+        codes[JK] = search.JK_CODE
+    return codes, search.config(rules, codes)
 
 
 def _table_bits(cards: int) -> int:
@@ -77,37 +74,50 @@ def _table(bits: int):
     from solvers.cpu import table
 
     have = getattr(_local, "table", None)
-    if have is None or have[0].shape[0] < (1 << bits):
+    if have is None or have[1].shape[0] < (1 << bits):
         _local.table = table.new_table(bits)
     table.next_generation(_local.table)
     return _local.table
 
 
-def _solve_group(group: list[Position]) -> tuple[np.ndarray, np.ndarray]:
-    """Values and node counts of positions of one rules, trump and deal (`solve_group`)."""
+def _solve_group(group: list[tuple[Position, int | None]]) -> tuple[np.ndarray, np.ndarray]:
+    """Values (goals: 1 reached, 0 not) and node counts of problems of one rules, trump and
+    deal (`search.solve_group`): (position, None) asks its value, (position, (side_min,
+    other_max)) its goal."""
     from solvers.cpu import search
 
-    rules = group[0].rules
-    codes = _codes(rules)
+    rules = group[0][0].rules
+    codes, cfg = _codes(rules)
     count = len(group)
     hands = np.zeros((count, rules.n, 4), np.int64)
+    jk = np.full(count, -1, np.int64)
     trick = np.zeros((count, max(rules.n, 1)), np.int64)
-    for i, p in enumerate(group):
+    values = np.zeros(count, np.int64)
+    other_max = np.full(count, search.NO_LIMIT, np.int64)
+    for i, (p, goal) in enumerate(group):
         for seat, h in enumerate(p.hands):
             for c in h:
-                hands[i, seat, codes[c] >> 4] |= 1 << (codes[c] & 15)
+                if c == JK and rules.joker:
+                    jk[i] = seat
+                else:
+                    hands[i, seat, codes[c] >> 4] |= 1 << (codes[c] & 15)
         for j, c in enumerate(p.trick):
-            trick[i, j] = codes[c]
-    side = np.array([[int(s) for s in p.side] for p in group], np.int64)
-    trick_len = np.array([len(p.trick) for p in group], np.int64)
-    leader = np.array([p.leader for p in group], np.int64)
-    taken = np.array([p.taken for p in group], np.int64)
-    left = np.array([rules.n_tricks - p.tricks_done for p in group], np.int64)
-    values = np.zeros(count, np.int64)
+            trick[i, j] = codes[c] if codes[c] < search.JK_CODE else (
+                search.JK_CODE + (1 + p.led if j == 0 else 0))
+        if goal is not None:
+            values[i], other_max[i] = goal
+    side = np.array([[int(s) for s in p.side] for p, _ in group], np.int64)
+    trick_len = np.array([len(p.trick) for p, _ in group], np.int64)
+    leader = np.array([p.leader for p, _ in group], np.int64)
+    taken = np.array([p.taken for p, _ in group], np.int64)
+    other = np.array([p.taken_other for p, _ in group], np.int64)
+    left = np.array([ref.remaining(p) for p, _ in group], np.int64)
+    done = np.array([p.tricks_done for p, _ in group], np.int64)
     nodes = np.zeros((count, 2), np.int64)
-    cards = max(len(h) for p in group for h in p.hands)
-    search.solve_group(hands, rules.n, group[0].trump, side, trick, trick_len, leader, taken,
-                       left, _table(_table_bits(cards)), values, nodes)
+    cards = max(len(h) for p, _ in group for h in p.hands)
+    search.solve_group(hands, jk, rules.n, group[0][0].trump, side, trick, trick_len, leader,
+                       taken, other, left, done, other_max, cfg, _table(_table_bits(cards)),
+                       values, nodes)
     return values, nodes
 
 
@@ -118,7 +128,8 @@ def default_threads() -> int:
 
 def _classes(pos: Position) -> dict[int, int]:
     """Legal moves -> the move whose value each has: itself, or the next live card up its
-    suit when that is the mover's too (rank equivalence)."""
+    suit when that is the mover's too and worth the same points (rank equivalence); a joker
+    move is its own."""
     r = pos.rules
     moves = ref.legal_moves(pos)
     hand = set(pos.hands[pos.to_move])
@@ -126,45 +137,30 @@ def _classes(pos: Position) -> dict[int, int]:
     out = {}
     for m in moves:
         rep = m
-        while True:
+        while m < r.num_ids and r.suit[m] < 4:
             up = [c for c in live if r.suit[c] == r.suit[rep] and r.rank[c] > r.rank[rep]]
             if not up:
                 break
             nxt = min(up, key=lambda c: r.rank[c])
-            if nxt not in hand or (pos.root_moves is not None and nxt not in moves):
+            if (nxt not in hand or r.points[nxt] != r.points[rep]
+                    or (pos.root_moves is not None and nxt not in moves)):
                 break
             rep = nxt
         out[m] = rep
     return out
 
 
-def solve(positions: Sequence[Position], *, all_moves: bool = False,
-          threads: int | None = None) -> list[tuple[int, dict[int, int] | None, int, int]]:
-    """(value, moves, nodes, trick nodes) of each position: `solvers.api.solve`'s answers.
-    A position limited at its root (`root_moves`), and each move's value, are solved from
-    the positions after its moves, in its deal's group. `threads`: workers (default: one
-    per CPU core)."""
-    positions = list(positions)
+Goal = tuple[int, int]  # (side_min, other_max): `solvers.position`
+
+
+def _run(problems: list[tuple[Position, Goal | None]], threads: int | None
+         ) -> tuple[np.ndarray, np.ndarray]:
+    """Values (goals: 1 or 0) and node counts of `problems`, grouped by deal and trump, a
+    group a thread."""
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
-    for p in positions:
-        check(p.rules)
-    # the problems: (position index, move or None, the position to search)
-    problems: list[tuple[int, int | None, Position]] = []
-    classes: list[dict[int, int] | None] = []
-    for i, p in enumerate(positions):
-        over = p.tricks_done == p.rules.n_tricks
-        split = not over and (all_moves or p.root_moves is not None)
-        cls = _classes(p) if split else None
-        classes.append(cls)
-        if split:
-            for rep in sorted(set(cls.values())):
-                problems.append((i, rep, ref.play(p, rep)))
-        else:
-            problems.append((i, None, p))
     groups: dict[tuple, list[int]] = {}
-    for k, (i, _, _) in enumerate(problems):
-        p = positions[i]
+    for k, (p, _) in enumerate(problems):
         side = p.side if p.side[0] else tuple(not s for s in p.side)
         groups.setdefault((p.rules, p.trump, side, p.hands, p.trick), []).append(k)
     order = sorted(groups.values(), key=len, reverse=True)
@@ -172,7 +168,7 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     nodes = np.zeros((len(problems), 2), np.int64)
 
     def work(ks: list[int]) -> None:
-        v, nd = _solve_group([problems[k][2] for k in ks])
+        v, nd = _solve_group([problems[k] for k in ks])
         values[ks] = v
         nodes[ks] = nd
 
@@ -183,6 +179,36 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     else:
         with ThreadPoolExecutor(workers) as pool:
             list(pool.map(work, order))
+    return values, nodes
+
+
+def _answers(positions: list[Position], goals: Sequence[Goal] | None, all_moves: bool,
+             threads: int | None) -> list[tuple[int, dict[int, int] | None, int, int]]:
+    """(value, moves, nodes, trick nodes) of each position, its goal's answer (1 or 0) with
+    `goals`. A position limited at its root (`root_moves`), and each move's value, are
+    solved from the positions after its moves, in its deal's group."""
+    for p in positions:
+        check(p.rules)
+    # the problems: (position index, move or None, (the position to search, its goal))
+    problems: list[tuple[int, int | None, tuple[Position, Goal | None]]] = []
+    classes: list[dict[int, int] | None] = []
+    known: dict[int, int] = {}  # goals decided at the root (`ref.Solver.reaches`)
+    for i, p in enumerate(positions):
+        goal = goals[i] if goals is not None else None
+        if goal is not None and (p.taken_other > goal[1] or p.taken >= goal[0]):
+            known[i] = int(p.taken_other <= goal[1])
+            classes.append(None)
+            continue
+        over = p.tricks_done == p.rules.n_tricks
+        split = not over and (all_moves or p.root_moves is not None)
+        cls = _classes(p) if split else None
+        classes.append(cls)
+        if split:
+            for rep in sorted(set(cls.values())):
+                problems.append((i, rep, (ref.play(p, rep), goal)))
+        else:
+            problems.append((i, None, (p, goal)))
+    values, nodes = _run([q for _, _, q in problems], threads)
     found: dict[tuple[int, int | None], int] = {}
     out_nodes = [[0, 0] for _ in positions]
     for k, (i, m, _) in enumerate(problems):
@@ -192,7 +218,9 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
     out = []
     for i, p in enumerate(positions):
         cls = classes[i]
-        if cls is None:
+        if i in known:
+            value, moves = known[i], None
+        elif cls is None:
             value, moves = found[i, None], None
         else:
             every = {m: found[i, rep] for m, rep in cls.items()}
@@ -202,3 +230,17 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
             moves = every if all_moves else None
         out.append((value, moves, out_nodes[i][0], out_nodes[i][1]))
     return out
+
+
+def solve(positions: Sequence[Position], *, all_moves: bool = False,
+          threads: int | None = None) -> list[tuple[int, dict[int, int] | None, int, int]]:
+    """(value, moves, nodes, trick nodes) of each position: `solvers.api.solve`'s answers.
+    `threads`: workers (default: one per CPU core)."""
+    return _answers(list(positions), None, all_moves, threads)
+
+
+def reaches(positions: Sequence[Position], goals: Sequence[Goal], *,
+            threads: int | None = None) -> list[bool]:
+    """Whether each position's side can force its goal `(side_min, other_max)`
+    (`solvers.api.reaches`)."""
+    return [bool(v) for v, *_ in _answers(list(positions), list(goals), False, threads)]
