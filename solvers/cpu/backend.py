@@ -3,23 +3,26 @@ value) out, from the compiled search (`solvers.cpu.search`), one problem group p
 
 Positions of one deal (its trump and side, other leaders, the positions after each root
 move) share one transposition table, as DDS's CalcDDtable shares one across a strain's
-leaders; each thread keeps its own table and starts a new generation of it for each group.
+leaders; each group takes a table of its own (kept for later calls) and starts a new
+generation of it.
 The numba functions run without the GIL, so `threads` workers keep every core busy.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from solvers import reference as ref
-from solvers.position import JK, Position, Rules
+from solvers.position import JK, LEAD_JK, Position, Rules
 
+Goal = tuple[int, int]  # (side_min, other_max): `solvers.position`
 MAX_SEATS = 6  # the table packs a holder in 3 bits and hands' suit lengths in 96 bits
 
 
@@ -61,26 +64,70 @@ def _codes(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _table_bits(cards: int) -> int:
-    """log2 of a thread's table's classes (twice as many entries): 2^12 up to 6 cards a hand,
-    twice as many a card more, up to 2^19 (about 50 MB) for whole deals."""
-    return min(19, 12 + max(0, cards - 6))
+    """log2 of a table's classes (twice as many entries): 2^12 up to 6 cards a hand, four
+    times as many a card more, up to 2^19 (about 80 MB; a full table starts afresh)."""
+    return min(20, 12 + 2 * max(0, cards - 6))
 
 
-_local = threading.local()
+_tables: list[tuple[np.ndarray, ...]] = []  # tables no thread is using, kept across calls
+_tables_lock = threading.Lock()
 
 
-def _table(bits: int):
-    """This thread's table, of at least 2^bits classes, its entries retired."""
+@contextlib.contextmanager
+def _table(bits: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """A table of at least 2^bits classes, its entries retired, for this thread's use."""
     from solvers.cpu import table
 
-    have = getattr(_local, "table", None)
-    if have is None or have[1].shape[0] < (1 << bits):
-        _local.table = table.new_table(bits)
-    table.next_generation(_local.table)
-    return _local.table
+    with _tables_lock:
+        tt = _tables.pop() if _tables else None
+    if tt is None or tt[1].shape[0] < (1 << bits):
+        tt = table.new_table(bits)
+    table.next_generation(tt)
+    try:
+        yield tt
+    finally:
+        with _tables_lock:
+            _tables.append(tt)
 
 
-def _solve_group(group: list[tuple[Position, int | None]]) -> tuple[np.ndarray, np.ndarray]:
+def _encode(p: Position, codes: np.ndarray, hands: np.ndarray, trick: np.ndarray) -> int:
+    """Writes `p`'s hands (suit words, int64[n, 4]) and current trick (move codes) into
+    `hands` and `trick`; returns the joker's holder (-1: none)."""
+    from solvers.cpu import search
+
+    jk = -1
+    for seat, h in enumerate(p.hands):
+        for c in h:
+            if codes[c] >= search.JK_CODE:
+                jk = seat
+            else:
+                hands[seat, codes[c] >> 4] |= 1 << (codes[c] & 15)
+    for j, c in enumerate(p.trick):
+        trick[j] = codes[c] if codes[c] < search.JK_CODE else (
+            search.JK_CODE + (1 + p.led if j == 0 else 0))
+    return jk
+
+
+def legal_moves(pos: Position) -> list[int]:
+    """The legal moves (action ids) of `pos.to_move` by the compiled search's move generator
+    (`search.legal`; no root limit): for checks against the engines' legal masks."""
+    from solvers.cpu import search
+
+    rules = pos.rules
+    check(rules)
+    codes, cfg = _codes(rules)
+    hands = np.zeros((rules.n, 4), np.int64)
+    mv = np.zeros(search.MAX_DEPTH, np.int64)
+    jk = _encode(pos, codes, hands, mv)
+    cand = np.zeros(5, np.int64)
+    search.legal(hands, jk, rules.n, pos.to_move, mv, len(pos.trick), len(pos.trick),
+                 pos.tricks_done, cfg, cand)
+    of_code = {int(code): c for c, code in enumerate(codes) if code >= 0}
+    out = [of_code[16 * s + r] for s in range(4) for r in range(16) if cand[s] >> r & 1]
+    return out + [JK if b == 0 else LEAD_JK + b - 1 for b in range(5) if cand[4] >> b & 1]
+
+
+def _solve_group(group: list[tuple[Position, Goal | None]]) -> tuple[np.ndarray, np.ndarray]:
     """Values (goals: 1 reached, 0 not) and node counts of problems of one rules, trump and
     deal (`search.solve_group`): (position, None) asks its value, (position, (side_min,
     other_max)) its goal."""
@@ -95,15 +142,7 @@ def _solve_group(group: list[tuple[Position, int | None]]) -> tuple[np.ndarray, 
     values = np.zeros(count, np.int64)
     other_max = np.full(count, search.NO_LIMIT, np.int64)
     for i, (p, goal) in enumerate(group):
-        for seat, h in enumerate(p.hands):
-            for c in h:
-                if c == JK and rules.joker:
-                    jk[i] = seat
-                else:
-                    hands[i, seat, codes[c] >> 4] |= 1 << (codes[c] & 15)
-        for j, c in enumerate(p.trick):
-            trick[i, j] = codes[c] if codes[c] < search.JK_CODE else (
-                search.JK_CODE + (1 + p.led if j == 0 else 0))
+        jk[i] = _encode(p, codes, hands[i], trick[i])
         if goal is not None:
             values[i], other_max[i] = goal
     side = np.array([[int(s) for s in p.side] for p, _ in group], np.int64)
@@ -115,9 +154,9 @@ def _solve_group(group: list[tuple[Position, int | None]]) -> tuple[np.ndarray, 
     done = np.array([p.tricks_done for p, _ in group], np.int64)
     nodes = np.zeros((count, 2), np.int64)
     cards = max(len(h) for p, _ in group for h in p.hands)
-    search.solve_group(hands, jk, rules.n, group[0][0].trump, side, trick, trick_len, leader,
-                       taken, other, left, done, other_max, cfg, _table(_table_bits(cards)),
-                       values, nodes)
+    with _table(_table_bits(cards)) as tt:
+        search.solve_group(hands, jk, rules.n, group[0][0].trump, side, trick, trick_len,
+                           leader, taken, other, left, done, other_max, cfg, tt, values, nodes)
     return values, nodes
 
 
@@ -149,8 +188,6 @@ def _classes(pos: Position) -> dict[int, int]:
         out[m] = rep
     return out
 
-
-Goal = tuple[int, int]  # (side_min, other_max): `solvers.position`
 
 
 def _run(problems: list[tuple[Position, Goal | None]], threads: int | None

@@ -214,7 +214,12 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                 decided = False
                 hint[d] = -1
                 goal = slack < lf
-                if c == 0:
+                if c == 0 and jk < 0 and done[d] == n_tricks - 1:
+                    stats[1] += 1
+                    ok, bound = _last_trick(hands, n, trump, side, mv, d, lead[d], tk, t, cfg,
+                                            rel)
+                    decided = True
+                elif c == 0:
                     stats[1] += 1
                     for s in range(4):
                         w = 0
@@ -245,17 +250,28 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                         ks = tt[4][hit]
                         for s in range(4):
                             rel[s] = _top_k(live[s], (ks >> (4 * s)) & 15)
-                    if not decided and plain:
-                        qt = bounds.quick_tricks(hands, n, me, trump, side, qc, scratch)
+                    pts = cfg[C_POINTS:C_POINTS + 4]
+                    if not decided and (plain or jk < 0):  # the joker gone
+                        if plain:
+                            qt = bounds.quick_tricks(hands, n, me, trump, side, qc, scratch)
+                        else:
+                            qt = bounds.cash_points(hands, n, me, trump, cfg[C_VALUE], pts, qc,
+                                                    scratch)
                         if side[me] == 1 and tk + qt >= t:
                             ok, bound, decided = True, tk + qt, True
                         elif side[me] != 1 and tk + lf - qt < t:
                             ok, bound, decided = False, tk + lf - qt, True
                         if decided:
                             rel[:] = qc
-                    if not decided and plain and trump >= 0:
+                    if not decided and trump >= 0:
+                        if plain:
+                            holder, tops = bounds.top_trumps(hands, n, trump, side, qc)
+                        else:
+                            holder, tops = bounds.trump_points(hands, n, trump, side,
+                                                               cfg[C_VALUE], pts, qc)
+                        if not (plain or jk < 0 or side[jk] == side[holder]):
+                            tops = 0  # an opponent's joker beats the master trumps
                         # a goal's side may need the other's total low when it is reached
-                        holder, tops = bounds.top_trumps(hands, n, trump, side, qc)
                         if side[holder] == 1 and tk + tops >= t and not goal:
                             ok, bound, decided = True, tk + tops, True
                         elif side[holder] != 1 and tk + lf - tops < t:
@@ -403,23 +419,54 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
 
 
 @njit(nogil=True, cache=True)
-def _candidates(hands, jk, n, me, mv, d, c, done, cfg, cand):
-    """cand (int64[5]): `me`'s legal moves in trick `done + 1`, one of each run of his
-    cards adjacent among the live ones (held, or in the trick) and worth the same points
-    (KAN-24: follow suit; the joker as its trick allows, KAN-25, KAN-54)."""
+def _last_trick(hands, n, trump, side, mv, d, leader, tk, t, cfg, rel):
+    """(ok, bound) of the last trick's start without the joker: every hand's one card is
+    played (into mv[d:d + n]); `rel`: the ranks the result depends on (the winner's, where
+    it beat a card of its suit)."""
+    for k in range(n):
+        o = (leader + k) % n
+        for s in range(4):
+            if hands[o, s]:
+                mv[d + k] = 16 * s + top(hands[o, s])
+                break
+    _, wi = _best(mv, d, n, trump, False)
+    gain = _points(mv, d, n, cfg)
+    final = tk + gain if side[(leader + wi) % n] == 1 else tk  # the other side's: it stops
+    cw = mv[d + wi]  # or ends the game, the side's total as it was
+    s = cw >> 4
+    blockers = 0
+    for k in range(n):
+        if k != wi and mv[d + k] >> 4 == s:
+            blockers |= 1 << (mv[d + k] & 15)
+    if blockers:
+        r = cw & 15
+        rel[s] = closure(1 << (top(blockers & ((1 << r) - 1)) + 1))
+    return final >= t, final
+
+
+@njit(nogil=True, cache=True)
+def legal(hands, jk, n, me, mv, d, c, done, cfg, cand):
+    """cand (int64[5]): `me`'s legal moves in trick `done + 1`, `c` moves in it before his
+    (mv[d - c:d]): follow suit (KAN-24); the joker as its trick allows (KAN-25, KAN-54),
+    led naming any suit (KAN-26)."""
     led = led_of(mv[d - c]) if c > 0 else -1
     plays = cfg[C_JOKER + done] if jk == me else NEVER
     cand[4] = 0
     if plays == ONLY or (plays == ANY or plays == FOLLOW and c > 0):
         cand[4] = 0b11110 if c == 0 else 1  # a lead naming each suit, or following
-    if plays == ONLY:
-        cand[:4] = 0
-        return
     follow = c > 0 and hands[me, led] != 0
     for s in range(4):
-        hw = hands[me, s]
-        if hw == 0 or (follow and s != led):
-            cand[s] = 0
+        cand[s] = 0 if plays == ONLY or (follow and s != led) else hands[me, s]
+
+
+@njit(nogil=True, cache=True)
+def _candidates(hands, jk, n, me, mv, d, c, done, cfg, cand):
+    """`legal`'s moves, one of each run of the mover's cards adjacent among the live ones
+    (held, or in the trick) and worth the same points."""
+    legal(hands, jk, n, me, mv, d, c, done, cfg, cand)
+    for s in range(4):
+        hw = cand[s]
+        if hw == 0:
             continue
         lv = 0
         for o in range(n):
@@ -478,8 +525,8 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
     value by null-window searches (MTD(f): the first target halfway, or the last problem's
     value with as much left, then just beyond the bound the last search gave; the table
     keeps the work between them). A goal problem (values[i] = its side_min, other_max[i] <
-    NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0. nodes[i, 0..1]: its nodes and nodes at a
-    trick's start."""
+    NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0.
+    nodes[i, 0..1]: its nodes and nodes at a trick's start."""
     mv = np.zeros(MAX_DEPTH, np.int64)
     killer = np.full(MAX_DEPTH, -1, np.int64)
     stats = np.zeros(2, np.int64)

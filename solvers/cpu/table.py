@@ -112,11 +112,15 @@ def probe(tt, key, leader, pat, flip, lf, need, out):
 def store(tt, key, leader, ks, pat, flip, lf, ok, future, best):
     """Tighten (or add) the entry of the class (key, leader) for the top `ks` holders
     (`pat`, int64[4]): a lower bound `future` on the side's future value if `ok`, else an
-    upper bound; `best` the move that cut the node off (-1: none)."""
+    upper bound; `best` the move that cut the node off (-1: none). A full pool retires
+    every entry (as DDS resets its table when it is full)."""
+    nxt, ks_a, pt, val, fill = tt[3], tt[4], tt[5], tt[6], tt[7]
+    if fill[0] >= nxt.shape[0]:
+        fill[1] += 1
+        fill[0] = 0
     i = head(tt, key, leader, True)
     if i < 0:
         return
-    nxt, ks_a, pt, val, fill = tt[3], tt[4], tt[5], tt[6], tt[7]
     e = tt[2][i]
     while e >= 0:
         if (ks_a[e] == ks and pt[e, 0] == pat[0] and pt[e, 1] == pat[1]
@@ -129,8 +133,6 @@ def store(tt, key, leader, ks, pat, flip, lf, ok, future, best):
         lo, hi = (lf - shi, lf - slo) if flip else (slo, shi)
         old_best = ((v >> 16) & 255) - 1
     else:
-        if fill[0] >= nxt.shape[0]:
-            return  # full: the deal's search goes on without storing more
         e = fill[0]
         fill[0] += 1
         ks_a[e] = ks
