@@ -127,10 +127,11 @@ def legal_moves(pos: Position) -> list[int]:
     return out + [JK if b == 0 else LEAD_JK + b - 1 for b in range(5) if cand[4] >> b & 1]
 
 
-def _solve_group(group: list[tuple[Position, Goal | None]]) -> tuple[np.ndarray, np.ndarray]:
-    """Values (goals: 1 reached, 0 not) and node counts of problems of one rules, trump and
-    deal (`search.solve_group`): (position, None) asks its value, (position, (side_min,
-    other_max)) its goal."""
+def _solve_group(group: list[tuple[Position, Goal | None]], budget: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Values (goals: 1 reached, 0 not; -1 given up after `budget` nodes) and node counts of
+    problems of one rules, trump and deal (`search.solve_group`): (position, None) asks its
+    value, (position, (side_min, other_max)) its goal."""
     from solvers.cpu import search
 
     rules = group[0][0].rules
@@ -156,7 +157,8 @@ def _solve_group(group: list[tuple[Position, Goal | None]]) -> tuple[np.ndarray,
     cards = max(len(h) for p, _ in group for h in p.hands)
     with _table(_table_bits(cards)) as tt:
         search.solve_group(hands, jk, rules.n, group[0][0].trump, side, trick, trick_len,
-                           leader, taken, other, left, done, other_max, cfg, tt, values, nodes)
+                           leader, taken, other, left, done, other_max, cfg, tt, budget, values,
+                           nodes)
     return values, nodes
 
 
@@ -165,7 +167,7 @@ def default_threads() -> int:
         os.cpu_count() or 1)
 
 
-def _classes(pos: Position) -> dict[int, int]:
+def move_classes(pos: Position) -> dict[int, int]:
     """Legal moves -> the move whose value each has: itself, or the next live card up its
     suit when that is the mover's too and worth the same points (rank equivalence); a joker
     move is its own."""
@@ -190,22 +192,21 @@ def _classes(pos: Position) -> dict[int, int]:
 
 
 
-def _run(problems: list[tuple[Position, Goal | None]], threads: int | None
-         ) -> tuple[np.ndarray, np.ndarray]:
-    """Values (goals: 1 or 0) and node counts of `problems`, grouped by deal and trump, a
-    group a thread."""
+def _run(problems: list[tuple[Position, Goal | None]], labels: list[tuple],
+         threads: int | None, budget: int) -> tuple[np.ndarray, np.ndarray]:
+    """Values (goals: 1, 0 or -1) and node counts of `problems`, those of one label (a deal
+    and trump) one after another on one table, a group a thread."""
     if threads is not None and threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     groups: dict[tuple, list[int]] = {}
-    for k, (p, _) in enumerate(problems):
-        side = p.side if p.side[0] else tuple(not s for s in p.side)
-        groups.setdefault((p.rules, p.trump, side, p.hands, p.trick), []).append(k)
+    for k, label in enumerate(labels):
+        groups.setdefault(label, []).append(k)
     order = sorted(groups.values(), key=len, reverse=True)
     values = np.zeros(len(problems), np.int64)
     nodes = np.zeros((len(problems), 2), np.int64)
 
     def work(ks: list[int]) -> None:
-        v, nd = _solve_group([problems[k] for k in ks])
+        v, nd = _solve_group([problems[k] for k in ks], budget)
         values[ks] = v
         nodes[ks] = nd
 
@@ -219,11 +220,21 @@ def _run(problems: list[tuple[Position, Goal | None]], threads: int | None
     return values, nodes
 
 
+def _best(values: list[int], maximise: bool) -> int:
+    """A node's result from its children's: the best for its player; a goal given up (-1)
+    in some child leaves it open (-1) unless another child decides it."""
+    if -1 not in values:
+        return max(values) if maximise else min(values)
+    return int(maximise) if int(maximise) in values else -1
+
+
 def _answers(positions: list[Position], goals: Sequence[Goal] | None, all_moves: bool,
-             threads: int | None) -> list[tuple[int, dict[int, int] | None, int, int]]:
-    """(value, moves, nodes, trick nodes) of each position, its goal's answer (1 or 0) with
-    `goals`. A position limited at its root (`root_moves`), and each move's value, are
-    solved from the positions after its moves, in its deal's group."""
+             threads: int | None, budget: int | None = None
+             ) -> list[tuple[int, dict[int, int] | None, int, int]]:
+    """(value, moves, nodes, trick nodes) of each position, its goal's answer (1 or 0; -1:
+    given up after `budget` nodes) with `goals`. A position limited at its root
+    (`root_moves`), and each move's value, are solved from the positions after its moves, in
+    its deal's group."""
     for p in positions:
         check(p.rules)
     # the problems: (position index, move or None, (the position to search, its goal))
@@ -238,14 +249,20 @@ def _answers(positions: list[Position], goals: Sequence[Goal] | None, all_moves:
             continue
         over = p.tricks_done == p.rules.n_tricks
         split = not over and (all_moves or p.root_moves is not None)
-        cls = _classes(p) if split else None
+        cls = move_classes(p) if split else None
         classes.append(cls)
         if split:
             for rep in sorted(set(cls.values())):
                 problems.append((i, rep, (ref.play(p, rep), goal)))
         else:
             problems.append((i, None, (p, goal)))
-    values, nodes = _run([q for _, _, q in problems], threads)
+    labels = []
+    for i, _, _ in problems:
+        p = positions[i]
+        side = p.side if p.side[0] else tuple(not s for s in p.side)
+        labels.append((p.rules, p.trump, side, p.hands, p.trick))
+    values, nodes = _run([q for _, _, q in problems], labels, threads,
+                         _node_budget(budget))
     found: dict[tuple[int, int | None], int] = {}
     out_nodes = [[0, 0] for _ in positions]
     for k, (i, m, _) in enumerate(problems):
@@ -261,12 +278,16 @@ def _answers(positions: list[Position], goals: Sequence[Goal] | None, all_moves:
             value, moves = found[i, None], None
         else:
             every = {m: found[i, rep] for m, rep in cls.items()}
-            allowed = [v for m, v in every.items()
-                       if p.root_moves is None or m in p.root_moves]
-            value = max(allowed) if p.side[p.to_move] else min(allowed)
+            value = _best([v for m, v in every.items()
+                           if p.root_moves is None or m in p.root_moves], p.side[p.to_move])
             moves = every if all_moves else None
         out.append((value, moves, out_nodes[i][0], out_nodes[i][1]))
     return out
+
+
+def _node_budget(budget: int | None) -> int:
+    """A search's node budget: `budget`, or none (the most an int64 counts)."""
+    return np.iinfo(np.int64).max if budget is None else budget
 
 
 def solve(positions: Sequence[Position], *, all_moves: bool = False,
@@ -280,4 +301,11 @@ def reaches(positions: Sequence[Position], goals: Sequence[Goal], *,
             threads: int | None = None) -> list[bool]:
     """Whether each position's side can force its goal `(side_min, other_max)`
     (`solvers.api.reaches`)."""
-    return [bool(v) for v, *_ in _answers(list(positions), list(goals), False, threads)]
+    return [bool(v) for v in goal_results(positions, goals, threads=threads)]
+
+
+def goal_results(positions: Sequence[Position], goals: Sequence[Goal], *,
+                 budget: int | None = None, threads: int | None = None) -> list[int]:
+    """Each position's goal: 1 if its side can force it, 0 if not, -1 if a search it needed
+    ran past `budget` nodes (None: no limit), as PIMC asks."""
+    return [v for v, *_ in _answers(list(positions), list(goals), False, threads, budget)]

@@ -156,13 +156,14 @@ def _top_k(word, k):
 
 @njit(nogil=True, cache=True)
 def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, done0, t,
-           other_max, cfg, tt, killer, stats):
+           other_max, cfg, tt, killer, stats, budget):
     """Whether the side's total reaches `t` from the position: (ok, bound), the bound
     fail-soft (>= t when ok, < t otherwise). `mv[:root]` holds the current trick's moves,
     led by `lead0`; `taken0` / `other0` the side's / the other side's totals so far, `left0`
     what is still to take, `done0` the tricks complete; the game stops once the other
     side's total passes `other_max` (a goal; NO_LIMIT: a value). stats[0] += nodes,
-    stats[1] += nodes at a trick's start."""
+    stats[1] += nodes at a trick's start; once stats[0] reaches `budget` the search gives up:
+    (False, -1)."""
     lead = np.empty(MAX_DEPTH, np.int64)
     cnt = np.empty(MAX_DEPTH, np.int64)
     taken = np.empty(MAX_DEPTH, np.int64)
@@ -196,6 +197,8 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
     by_children = False
     while True:
         if entering:
+            if stats[0] >= budget:
+                return False, -1
             stats[0] += 1
             c = cnt[d]
             me = (lead[d] + c) % n
@@ -517,7 +520,7 @@ def _store(hands, n, flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat, 
 
 @njit(nogil=True, cache=True)
 def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, other, left,
-                done, other_max, cfg, tt, values, nodes):
+                done, other_max, cfg, tt, budget, values, nodes):
     """The values of problems of one deal and trump (their table shared): problem i has
     hands[i], the joker's holder jk[i], side[i], the current trick trick[i, :trick_len[i]]
     led by leader[i], the sides' totals taken[i] and other[i], left[i] still to take and
@@ -525,8 +528,9 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
     value by null-window searches (MTD(f): the first target halfway, or the last problem's
     value with as much left, then just beyond the bound the last search gave; the table
     keeps the work between them). A goal problem (values[i] = its side_min, other_max[i] <
-    NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0.
-    nodes[i, 0..1]: its nodes and nodes at a trick's start."""
+    NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0. A problem
+    given up after `budget` nodes gets -1. nodes[i, 0..1]: its nodes and nodes at a
+    trick's start."""
     mv = np.zeros(MAX_DEPTH, np.int64)
     killer = np.full(MAX_DEPTH, -1, np.int64)
     stats = np.zeros(2, np.int64)
@@ -538,29 +542,31 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
         killer[:] = -1
         stats[:] = 0
         if other_max[i] < NO_LIMIT:
-            ok, _ = search(h, jk[i], n, trump, side[i], mv, root, leader[i], taken[i],
-                           other[i], left[i], done[i], values[i], other_max[i], cfg, tt,
-                           killer, stats)
-            values[i] = 1 if ok else 0
-            nodes[i, 0] = stats[0]
-            nodes[i, 1] = stats[1]
-            continue
-        lo, hi = taken[i], taken[i] + left[i]
-        t = (lo + hi + 1) // 2
-        if i > 0 and left[i] == left[i - 1] and other_max[i - 1] == NO_LIMIT:
-            future = values[i - 1] - taken[i - 1]  # start from the last problem's value
-            if side[i, 0] != side[i - 1, 0]:
-                future = left[i] - future
-            t = min(max(taken[i] + future, lo + 1), hi)
-        while lo < hi:
             ok, bound = search(h, jk[i], n, trump, side[i], mv, root, leader[i], taken[i],
-                               other[i], left[i], done[i], t, NO_LIMIT, cfg, tt, killer, stats)
-            if ok:
-                lo = max(lo, min(bound, hi))
-                t = lo + 1
-            else:
-                hi = min(hi, max(bound, lo))
-                t = hi
-        values[i] = lo
+                               other[i], left[i], done[i], values[i], other_max[i], cfg, tt,
+                               killer, stats, budget)
+            values[i] = -1 if bound < 0 else (1 if ok else 0)
+        else:
+            lo, hi = taken[i], taken[i] + left[i]
+            t = (lo + hi + 1) // 2
+            if i > 0 and left[i] == left[i - 1] and other_max[i - 1] == NO_LIMIT and values[
+                    i - 1] >= 0:
+                future = values[i - 1] - taken[i - 1]  # start from the last problem's value
+                if side[i, 0] != side[i - 1, 0]:
+                    future = left[i] - future
+                t = min(max(taken[i] + future, lo + 1), hi)
+            while lo < hi:
+                ok, bound = search(h, jk[i], n, trump, side[i], mv, root, leader[i], taken[i],
+                                   other[i], left[i], done[i], t, NO_LIMIT, cfg, tt, killer,
+                                   stats, budget)
+                if bound < 0:
+                    lo = hi = -1
+                elif ok:
+                    lo = max(lo, min(bound, hi))
+                    t = lo + 1
+                else:
+                    hi = min(hi, max(bound, lo))
+                    t = hi
+            values[i] = lo
         nodes[i, 0] = stats[0]
         nodes[i, 1] = stats[1]
