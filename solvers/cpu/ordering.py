@@ -183,8 +183,12 @@ def lead_any(hands, jk, n, me, trump, side, cand, pts, low_joker):
         hi = top(c)
         plain = c & ~pts[s]
         lo = low(plain) if plain else low(c)
-        if hi > top(fr | fo):
-            score, rank = 100 + hi, hi
+        ruff = False  # an opponent void in the suit who can trump it
+        for o in range(n):
+            if side[o] != side[me] and hands[o, s] == 0 and s != trump and trump >= 0:
+                ruff = ruff or hands[o, trump] != 0
+        if hi > top(fr | fo) and not ruff:
+            score, rank = 100 + hi + 4 * pop(fo & pts[s]), hi
         elif top(fr) > max(top(fo), hi):
             score, rank = 50 - lo, lo
         else:
