@@ -185,6 +185,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
     pr = np.zeros(5, np.int64)
     scratch = np.zeros((3, 4), np.int64)
     flip = side[0] != 1
+    pts = cfg[C_POINTS:C_POINTS + 4].copy()
     plain = cfg[C_PLAIN] == 1
     n_tricks = cfg[C_TRICKS]
     d = root
@@ -253,7 +254,6 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                         ks = tt[4][hit]
                         for s in range(4):
                             rel[s] = _top_k(live[s], (ks >> (4 * s)) & 15)
-                    pts = cfg[C_POINTS:C_POINTS + 4]
                     if not decided and (plain or jk < 0):  # the joker gone
                         if plain:
                             qt = bounds.quick_tricks(hands, n, me, trump, side, qc, scratch)
@@ -311,7 +311,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
             else:
                 for s in range(4):
                     racc[d, s] |= rel[s]
-                    r = racc[d, s] | cfg[C_POINTS + s]
+                    r = racc[d, s] | pts[s]
                     below = 0xFFFF if r == 0 else (r & -r) - 1
                     if tried[d, s] & below:
                         cand[d, s] &= ~below
@@ -336,7 +336,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                             m = ordering.lead4(hands, me, trump, cand[d])
                         else:
                             m = ordering.lead_any(hands, jk, n, me, trump, side, cand[d],
-                                                  cfg[C_POINTS:C_POINTS + 4], low_joker)
+                                                  pts, low_joker)
                     else:
                         led = led_of(mv[d - c])
                         best_s, best_i = _best(mv, d - c, c, trump, low_joker)
@@ -347,7 +347,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                         else:
                             m = ordering.follow_any(hands, jk, n, me, c, led, trump, side,
                                                     best_s, best_p, cand[d],
-                                                    cfg[C_POINTS:C_POINTS + 4], low_joker)
+                                                    pts, low_joker)
             if m < 0:
                 is_or = side[me] == 1
                 ok = not is_or
