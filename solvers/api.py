@@ -5,8 +5,9 @@
     [sol] = solve([pos], all_moves=True)
     sol.value, sol.moves  # tricks for the side on lead; {action id: value}
 
-Positions are solved together by the batched JAX search (`solvers.search`), grouped by rules,
-or (`backend="cpu"`, the default on a CPU-only jax for the rules it supports) by the compiled
+Positions (and goals: `reaches`, `named_goals`) are solved together by the batched JAX search
+(`solvers.search`), grouped by rules, or (`backend="cpu"`, the default on a CPU-only jax for
+the rules it supports: every trick game's but Da Bai Fen's multi-card plays) by the compiled
 scalar search (`solvers.cpu`), one deal a thread.
 """
 
@@ -200,12 +201,16 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
 
 
 def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
-            lanes: int = 256, tt_bits: int | None = None,
-            threads: int | None = None) -> list[bool]:
+            lanes: int = 256, tt_bits: int | None = None, threads: int | None = None,
+            backend: str = "auto") -> list[bool]:
     """Whether each position's side can force its goal `(side_min, other_max)`: a trick end
     with its total >= side_min while the other side's is <= other_max (`solvers.position`).
-    `lanes`, `tt_bits`, `threads`: as `solve`'s."""
+    `lanes`, `tt_bits`, `threads`, `backend`: as `solve`'s."""
     positions = list(positions)
+    if positions and backend_of(positions, backend) == "cpu":
+        from solvers.cpu import backend as cpu
+
+        return cpu.reaches(positions, goals, threads=threads)
     out = [False] * len(positions)
     for _, idx in _batches(positions).items():
         res, *_ = _run([positions[i] for i in idx], [goals[i] for i in idx], None, lanes,
@@ -217,16 +222,16 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
 
 def named_goals(positions: Sequence[Position],
                 goals: Sequence[dict[str, tuple[bool, int, int]]], *,
-                threads: int | None = None) -> list[dict[str, bool]]:
+                threads: int | None = None, backend: str = "auto") -> list[dict[str, bool]]:
     """For each position, which of its game's named goals (`Env.trick_goals`: name -> (for the
     position's side or the other, side_min, other_max), such as contracts) that side can
-    force (`reaches`)."""
+    force (`reaches`; `threads`, `backend` as its)."""
     asks, targets = [], []
     for pos, named in zip(positions, goals, strict=True):
         for mine, side_min, other_max in named.values():
             asks.append(pos if mine else pos.other_side())
             targets.append((side_min, other_max))
-    answers = iter(reaches(asks, targets, threads=threads))
+    answers = iter(reaches(asks, targets, threads=threads, backend=backend))
     return [{name: next(answers) for name in named} for named in goals]
 
 

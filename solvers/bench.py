@@ -15,11 +15,16 @@ CPU backend (`cpu=1`, the default): the compiled scalar search (`solvers.cpu`) o
 positions, one solve at a time on one thread (solves/s, the 99th percentile of a solve's time)
 and all of them on every core (`threads`; one deal a thread); its first call in the process
 (numba's compile, or the load of its cached machine code) is timed apart. `jax=0` skips the
-JAX search's rows (whole deals take it minutes).
+JAX search's rows (whole deals take it minutes). With `cpu_gonin_deals` > 0: that many whole
+Gonin Kan deal-1 positions (10 cards a hand, exact value) on the CPU backend, `threads` deals
+side by side, one a thread: deals/s and each deal's time (p50, p99); with `pimc_decisions` >
+0: the PIMC bot on the CPU backend (`solvers.pimc`, its defaults: 16 layouts, whole hands,
+a node budget a problem) deciding that many first-trick moves (whole hands) of random
+deals in one batch: decisions/s.
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1); 0 deals / gonin_deals
-skip those rows;
+gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1), cpu_gonin_deals (0),
+pimc_decisions (0); 0 deals / gonin_deals skip those rows;
 `--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
 `gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
 heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
@@ -42,7 +47,8 @@ from solvers.dds import BRIDGE
 from solvers.position import Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
-            "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1}
+            "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1, "cpu_gonin_deals": 0,
+            "pimc_decisions": 0}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -105,6 +111,57 @@ def _cpu_timed(positions: list[Position], threads: int) -> dict:
             "agree_all_cores": [s.value for s in every] == [s.value for s in sols]}
 
 
+def _cpu_gonin_timed(positions: list[Position], threads: int) -> dict:
+    """Whole Gonin deals on the CPU backend, `threads` at a time (one deal a thread): deals/s
+    over the whole run and each deal's own time (p50, p99, max)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    api.solve(gonin_positions(1, 4, 12345), backend="cpu", threads=1)  # compile or load
+
+    def one(p: Position) -> tuple[float, api.Solution]:
+        t = time.perf_counter()
+        [sol] = api.solve([p], backend="cpu", threads=1)
+        return time.perf_counter() - t, sol
+
+    t = time.perf_counter()
+    with ThreadPoolExecutor(threads) as pool:
+        done = list(pool.map(one, positions))
+    dt = time.perf_counter() - t
+    times = [d for d, _ in done]
+    nodes = sum(s.nodes for _, s in done)
+    return {"deals": len(positions), "seconds": dt, "deals_per_s": len(positions) / dt,
+            "p50_seconds": float(np.percentile(times, 50)),
+            "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
+            "nodes_per_deal": nodes / len(positions),
+            "trick_nodes_per_deal": sum(s.trick_nodes for _, s in done) / len(positions),
+            "values": [s.value for _, s in done]}
+
+
+def _pimc_timed(decisions: int, seed: int, threads: int) -> dict:
+    """The PIMC bot on the CPU backend (its defaults) deciding the first move of trick 1 of
+    `decisions` random Gonin Kan deals, in one batch (after a warm-up batch of two)."""
+    import jax.numpy as jnp
+
+    import kanjax
+    from solvers import convert
+    from solvers.pimc import Pimc
+
+    env = kanjax.make("gonin_kan")
+    bot = Pimc(env, backend="cpu", threads=threads)
+    states = [convert.deal_state(env.deal_string(env.init(jax.random.PRNGKey(seed * 7 + k))),
+                                 env.name)[1] for k in range(decisions + 2)]
+    obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
+    masks = jnp.stack([s.legal_action_mask for s in states])
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(len(states)))
+    on = jnp.ones(len(states), bool)
+    bot.decide(keys[:2], obs[:2], masks[:2], on[:2])
+    t = time.perf_counter()
+    np.asarray(bot.decide(keys[2:], obs[2:], masks[2:], on[2:]))
+    dt = time.perf_counter() - t
+    return {"decisions": decisions, "seconds": dt, "decisions_per_s": decisions / dt,
+            "samples": bot.samples, "budget": bot.budget, "max_cards": bot.max_cards}
+
+
 def _timed(positions: list[Position], lanes: int, threads: int) -> dict:
     api.warm_up(positions, lanes=lanes, threads=threads)
     t = time.perf_counter()
@@ -161,7 +218,8 @@ def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool
 
 def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
                  seed: int, threads: int = 0, tables: int = 0, baseline: bool = True,
-                 cpu: int = 1, jax: int = 1) -> dict:
+                 cpu: int = 1, jax: int = 1, cpu_gonin_deals: int = 0,
+                 pimc_decisions: int = 0) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
     result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
@@ -188,6 +246,12 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
     if gonin_deals and jax:
         result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes,
                                      threads)
+    if cpu_gonin_deals:
+        g = result["cpu_gonin"] = _cpu_gonin_timed(gonin_positions(cpu_gonin_deals, 10, seed),
+                                                   threads)
+        g.pop("values")
+    if pimc_decisions:
+        result["pimc"] = _pimc_timed(pimc_decisions, seed, threads)
     if tables and jax:
         result["tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes, threads,
                                         baseline)
@@ -220,6 +284,11 @@ def format_bench(r: dict) -> str:
         rows.append(f"| gonin_kan deal 1 ({r['gonin_cards']} cards a hand) | {jax_name} | "
                     f"{g['solves_per_s']:.2f} | {g['nodes_per_s']:,.0f} | "
                     f"{g['trick_nodes_per_solve']:,.0f} |")
+    if "cpu_gonin" in r:
+        g = r["cpu_gonin"]
+        rows.append(f"| gonin_kan deal 1 (10 cards a hand: whole deals) | cpu backend, "
+                    f"{r['threads']} threads | {g['deals_per_s']:.2f} | | "
+                    f"{g['trick_nodes_per_deal']:,.0f} |")
     if "tables" in r:
         t = r["tables"]
         rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | {jax_name} | "
@@ -241,6 +310,18 @@ def format_bench(r: dict) -> str:
         if "ratio" in c:
             out += (f"\n\ncpu / DDS: {c['ratio']:.3f}x on one thread, "
                     f"{c['ratio_all_cores']:.3f}x on every core (values agree: {c['agree']})")
+    if "cpu_gonin" in r:
+        g = r["cpu_gonin"]
+        out += (f"\n\ncpu backend, whole Gonin Kan deals: a deal's time p50 "
+                f"{g['p50_seconds']:.2f} s, p99 {g['p99_seconds']:.2f} s, max "
+                f"{g['max_seconds']:.2f} s ({r['threads']} side by side); "
+                f"{g['nodes_per_deal']:,.0f} nodes a deal")
+    if "pimc" in r:
+        p = r["pimc"]
+        out += (f"\n\nPIMC on the cpu backend, first-trick decisions (whole hands, "
+                f"{p['samples']} layouts, {p['budget']:,} nodes a problem): "
+                f"{p['decisions_per_s']:.3f} decisions/s ({p['decisions']} in "
+                f"{p['seconds']:.1f} s)")
     if "ratio" in r.get("tables", {}):
         out += (f"\n\nDouble-dummy tables (20 solves each), JAX / DDS: "
                 f"{r['tables']['ratio']:.4f}x (values agree: {r['tables']['agree']})")

@@ -61,7 +61,8 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
         goals = env.trick_goals(states[best][1])
         if not goals:
             raise ValueError(f"--contracts: {env.name} has no contracts to ask")
-        [out["contracts"]] = api.named_goals([pos], [goals], threads=threads)
+        [out["contracts"]] = api.named_goals([pos], [goals], threads=threads,
+                                               backend=backend)
     return out
 
 

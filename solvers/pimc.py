@@ -1,29 +1,33 @@
-"""A PIMC (perfect-information Monte Carlo) bot for Gonin Kan on the batched solver.
+"""A PIMC (perfect-information Monte Carlo) bot for Gonin Kan on either double-dummy backend.
 
 For the player to act in trick play: sample N layouts of the hidden hands consistent with his
-observation (`solvers.sampling`, KAN-46), solve every (layout, legal move) pair open with the
-batched search (`solvers.search`), and play the move with the best mean. Everything is one
-jittable function of the observation.
+observation (`solvers.sampling`, KAN-46), solve every (layout, legal move) pair open, and play
+the move with the best mean. On the batched JAX search (`solvers.search`, for accelerators)
+everything is one jittable function of the observation; on the compiled CPU search
+(`solvers.cpu`, the default on a CPU) the layouts are sampled and the move chosen in JAX and
+the problems solved on the host, every core busy.
 
 - What is solved: the deal's result. Each problem is the goal "my side reaches its target"
   (kankei `T(d)`, mukankei `U(d) = 17 - T(d)`, KAN-29) with the root limited to one move, so a
   move's mean is the share of layouts in which it still wins the deal against perfect play.
 - Budget: PIMC searches once the mover holds at most `max_cards` cards (before, the tie-break
-  decides alone: goal searches of fuller hands mostly run past any useful budget), and a
-  problem still open after `budget` search nodes counts as a coin flip (1/2).
+  decides alone; the JAX search's default is 6 cards: goal searches of fuller hands mostly
+  run past any useful budget there; the CPU search's is 10, whole hands), and a problem still
+  open after `budget` search nodes counts as a coin flip (1/2).
 - Ties (moves of equal mean, the usual case when the deal is decided either way, and every
   decision outside trick play) go to the heuristic bot (`kanjax.bots.heuristic`) among the
   tied moves: PIMC keeps the heuristic's move unless the solver finds a better one.
 - Moves of one rank-equivalence class (adjacent live cards of one hand, worth the same points)
   are one problem: the class does not depend on the layout.
 
-`decide(keys, observations, masks, active)` decides a batch of games in one search (the lanes
-of all of them share the work queue); `policy(key, observation, mask)` is one game's jittable
-policy, as every kanjax bot.
+`decide(keys, observations, masks, active)` decides a batch of games (on the JAX search, in
+one search whose lanes share the work queue); `policy(key, observation, mask)` is one game's
+policy (jittable on the JAX search, as every kanjax bot).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import jax
@@ -35,7 +39,10 @@ from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.dealing import ring_positions
 from kanjax.envs.kan import JK, PLAY, KanEnv
-from solvers import convert, search
+from solvers import api, convert, search
+from solvers import reference as ref
+from solvers.cpu import backend as cpu
+from solvers.position import Position
 from solvers.sampling import make_sampler
 
 GAMES = ("gonin_kan",)  # the games the bot plays: its problems are Gonin Kan's deals
@@ -47,6 +54,7 @@ def supports(env: Env) -> bool:
 
 
 MAX_MOVES = 13  # trick-play moves of a hand: 10 cards, or 9 cards and 4 JK leads
+JAX_BUDGET, CPU_BUDGET = 5_000, 200_000  # default search nodes a problem, by backend
 NUM_PLAY_ACTIONS = ks.LEAD_JK + 4  # card actions 0..52 and the JK leads 53..56
 
 
@@ -136,32 +144,86 @@ def _move_roots(cards: dict[str, Array], moves: Array) -> tuple[Array, Array]:
     return roots, jnp.where(moves >= 0, key, -1 - jnp.arange(moves.shape[0]))
 
 
+def layout_position(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) -> Position:
+    """The double-dummy position (`solvers.position`, as `Env.trick_position` gives it) of
+    the layout `holders` (player of each card, -1) seen by `v["me"]` (`_view`, as numpy),
+    from the side of the observer: his side maximises."""
+    rules = convert.rules_of(env)
+    n, active = env.num_players, env.active
+    pos = np.asarray(ring_positions(v["seat_of"], v["dealer"], n))
+    players = [int(np.argmax(pos == k)) for k in range(active)]  # seat -> player
+    leader = int(pos[v["leader"]])
+    in_trick = (v["trick_of"] == v["trick"]) & (v["played_by"] >= 0)
+    trick = tuple(int(np.argmax(in_trick & (v["played_by"] == players[(leader + i) % active])))
+                  for i in range(int(v["n_played"])))
+    mine = v["kankei"][v["me"]] > 0
+    taken, other = (v["points"][0], v["points"][1]) if mine else (v["points"][1],
+                                                                  v["points"][0])
+    return Position(rules, tuple(tuple(np.flatnonzero(holders == p).tolist()) for p in players),
+                    int(v["trump"]), leader, tuple(bool((v["kankei"][p] > 0) == mine)
+                                                   for p in players),
+                    trick, int(v["led_suit"]) if trick else -1, int(v["trick"]), int(taken),
+                    int(other))
+
+
+def layout_goal(v: dict[str, np.ndarray], pos: Position) -> tuple[int, int]:
+    """The goal of the observer's side in `pos` (`layout_position`): its target, kankei
+    `T(d)`, mukankei `U(d) = 17 - T(d)` (KAN-29)."""
+    target = ks.KANKEI_TARGET[int(v["deal"])]
+    target = target if v["kankei"][v["me"]] > 0 else 17 - target
+    total = pos.taken + pos.taken_other + ref.remaining(pos)
+    return target, total - target
+
+
 class Pimc:
     """The PIMC bot for a Gonin Kan env: `samples` layouts a decision, `budget` search nodes a
-    problem, searching from `max_cards` cards in hand, `lanes` searches side by side, `tries`
-    sampling attempts a layout. See the module docstring."""
+    problem, searching from `max_cards` cards in hand, `lanes` searches side by side (the JAX
+    search), `tries` sampling attempts a layout. See the module docstring.
 
-    def __init__(self, env: KanEnv, samples: int = 16, budget: int = 5_000,
-                 max_cards: int = 6, lanes: int = 128, tries: int = 8) -> None:
+    `backend` ("auto", "cpu" or "jax", as `solvers.api.solve`'s; auto: the compiled CPU
+    search on a CPU-only jax): on the JAX search every decision is one jittable function
+    (`policy`, `decide`); on the CPU search `decide` samples and chooses in JAX and solves
+    on the host, one layout a thread (`threads`), and by default searches from whole hands
+    (`max_cards` 10) with a budget of CPU_BUDGET nodes a problem."""
+
+    def __init__(self, env: KanEnv, samples: int = 16, budget: int | None = None,
+                 max_cards: int | None = None, lanes: int = 128, tries: int = 8,
+                 backend: str = "auto", threads: int | None = None) -> None:
         if not supports(env):
             raise ValueError(f"PIMC bot: {env.name!r} is not supported; games: "
                              f"{', '.join(GAMES)}")
-        self.env, self.samples, self.budget, self.max_cards = env, samples, budget, max_cards
-        # many small problems: refill finished lanes often
-        self.searcher = search.Searcher(convert.rules_of(env), lanes=lanes, refill_every=32)
+        rules = convert.rules_of(env)
+        if backend not in api.BACKENDS:
+            raise ValueError(f"backend {backend!r}: want one of {', '.join(api.BACKENDS)}")
+        self.backend = backend if backend != "auto" else (
+            "cpu" if jax.default_backend() == "cpu" else "jax")
+        if self.backend == "cpu":
+            cpu.check(rules)
+        on_cpu = self.backend == "cpu"
+        self.env, self.samples, self.threads = env, samples, threads
+        self.budget = budget if budget is not None else CPU_BUDGET if on_cpu else JAX_BUDGET
+        self.max_cards = max_cards if max_cards is not None else 10 if on_cpu else 6
         self.sampler = make_sampler(env, samples, tries)
         self.heuristic = make_heuristic(env)
-        self.decide = jax.jit(self._decide)
+        if on_cpu:
+            self._sample = jax.jit(jax.vmap(self.sampler))
+            self._views = jax.jit(jax.vmap(lambda o: _view(env, o)))
+            self._choose_jit = jax.jit(self._choose)
+            self.decide = self._decide_cpu
+        else:
+            # many small problems: refill finished lanes often
+            self.searcher = search.Searcher(rules, lanes=lanes, refill_every=32)
+            self.decide = jax.jit(self._decide)
 
     def policy(self, key: Array, observation: Array, legal_mask: Array) -> Array:
-        """One game's action (jittable, vmappable)."""
-        return self._decide(key[None], observation[None], legal_mask[None],
-                            jnp.ones(1, bool))[0]
+        """One game's action (jittable and vmappable on the JAX search)."""
+        return self.decide(key[None], observation[None], legal_mask[None],
+                           jnp.ones(1, bool))[0]
 
-    def _decide(self, keys: Array, obs: Array, masks: Array, active: Array) -> Array:
-        """int32[B]: each game's action; the heuristic's where not `active` or not asked."""
-        holders, ok = jax.vmap(self.sampler)(keys, obs)
-        moves, score = self.scores(obs, masks, active, holders, ok)
+    def _choose(self, keys: Array, obs: Array, masks: Array, moves: Array,
+                score: Array) -> Array:
+        """int32[B]: the heuristic's move among each game's best-scored moves (all its legal
+        moves where none was scored)."""
         best = (score >= jnp.max(score, axis=1, keepdims=True)) & (moves >= 0)
         b = obs.shape[0]
         keep = jnp.zeros((b, masks.shape[1]), bool).at[
@@ -170,22 +232,68 @@ class Pimc:
         return jax.vmap(self.heuristic)(keys, obs, jnp.where(asked[:, None], keep & masks,
                                                              masks))
 
+    def _decide(self, keys: Array, obs: Array, masks: Array, active: Array) -> Array:
+        """int32[B]: each game's action; the heuristic's where not `active` or not asked."""
+        holders, ok = jax.vmap(self.sampler)(keys, obs)
+        moves, score = self.scores(obs, masks, active, holders, ok)
+        return self._choose(keys, obs, masks, moves, score)
+
+    def _decide_cpu(self, keys: Array, obs: Array, masks: Array, active: Array) -> Array:
+        """`_decide` with the CPU search (on the host)."""
+        holders, ok = self._sample(keys, obs)
+        moves, score = self.cpu_scores(obs, masks, active, holders, ok)
+        return self._choose_jit(keys, obs, masks, jnp.asarray(moves), jnp.asarray(score))
+
+    def _asked(self, v: dict, masks: Array, active: Array) -> tuple[Array, Array]:
+        """(moves int32[B, MAX_MOVES], asks bool[B]): each game's trick-play moves (-1
+        padded) and whether PIMC searches it (`scores`)."""
+        moves = jax.vmap(lambda m: jnp.nonzero(m[:NUM_PLAY_ACTIONS], size=MAX_MOVES,
+                                               fill_value=-1)[0])(masks).astype(jnp.int32)
+        asks = (active & (v["phase"] == PLAY) & (v["current_player"] == v["me"])
+                & (jnp.sum(moves >= 0, axis=1) > 1)
+                & (jnp.sum(v["mine"], axis=1) <= self.max_cards))
+        return jnp.where(asks[:, None], moves, -1), asks
+
+    def cpu_scores(self, obs: Array, masks: Array, active: Array, holders: Array,
+                   ok: Array) -> tuple[np.ndarray, np.ndarray]:
+        """`scores` by the CPU search: each layout's position (`layout_position`), every
+        move class's goal after it (`cpu.goal_results`, the classes of `cpu` rank
+        equivalence), one layout's problems on one table."""
+        v = self._views(obs)
+        moves, asks = (np.asarray(x) for x in self._asked(v, jnp.asarray(masks), active))
+        v = {k: np.asarray(a) for k, a in v.items()}
+        holders, ok = np.asarray(holders).astype(np.int32), np.asarray(ok)
+        score = np.where(moves >= 0, 0.0, -1.0)
+        todo: list[tuple[int, list[int]]] = []  # (game, the moves of one class)
+        positions, goals = [], []
+        for b in np.flatnonzero(asks):
+            vb = {k: a[b] for k, a in v.items()}
+            for i in np.flatnonzero(ok[b]):
+                pos = layout_position(self.env, vb, holders[b, i])
+                goal = layout_goal(vb, pos)
+                reps = cpu.move_classes(pos)
+                for rep in sorted(set(reps.values())):
+                    todo.append((b, [m for m, r in reps.items() if r == rep]))
+                    positions.append(dataclasses.replace(pos, root_moves=(rep,)))
+                    goals.append(goal)
+        results = cpu.goal_results(positions, goals, budget=self.budget,
+                                   threads=self.threads)
+        for (b, members), res in zip(todo, results, strict=True):
+            for m in members:
+                score[b, np.flatnonzero(moves[b] == m)] += 0.5 if res < 0 else res
+        return moves, score
+
     def scores(self, obs: Array, masks: Array, active: Array, holders: Array,
                ok: Array) -> tuple[Array, Array]:
         """(moves int32[B, MAX_MOVES], scores float32[B, MAX_MOVES]): the trick-play moves of
         each game where PIMC is asked (`active`, the observer to act with at most `max_cards`
         cards and more than one move; else none, -1) and in how many of the layouts
         `holders` (int[B, N, 53], those with `ok`) each still reaches the side's target; a
-        search given up counts 1/2."""
+        search given up counts 1/2. The JAX search's (jittable)."""
         env = self.env
         b, n_s = holders.shape[:2]
         v = jax.vmap(lambda o: _view(env, o))(obs)
-        moves = jax.vmap(lambda m: jnp.nonzero(m[:NUM_PLAY_ACTIONS], size=MAX_MOVES,
-                                               fill_value=-1)[0])(masks).astype(jnp.int32)
-        asks = (active & (v["phase"] == PLAY) & (v["current_player"] == v["me"])
-                & (jnp.sum(moves >= 0, axis=1) > 1)
-                & (jnp.sum(v["mine"], axis=1) <= self.max_cards))
-        moves = jnp.where(asks[:, None], moves, -1)
+        moves, _ = self._asked(v, masks, active)
 
         def game(vv: dict[str, Array], hh: Array, mm: Array):
             cards = _cards(env, vv)
@@ -209,7 +317,8 @@ class Pimc:
         return moves, jnp.where(moves >= 0, score, -1.0)
 
 
-def make_pimc(env: KanEnv, samples: int = 16, budget: int = 5_000, max_cards: int = 6,
-              lanes: int = 128, tries: int = 8) -> Callable[[Array, Array, Array], Array]:
+def make_pimc(env: KanEnv, samples: int = 16, budget: int | None = None,
+              max_cards: int | None = None, lanes: int = 128, tries: int = 8,
+              backend: str = "auto") -> Callable[[Array, Array, Array], Array]:
     """The PIMC policy `(key, observation, legal_mask) -> action` (see `Pimc`)."""
-    return Pimc(env, samples, budget, max_cards, lanes, tries).policy
+    return Pimc(env, samples, budget, max_cards, lanes, tries, backend).policy

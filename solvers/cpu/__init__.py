@@ -1,19 +1,25 @@
 """The CPU backend of the double-dummy solver: a compiled (numba) scalar search, one problem a
-thread (`api.solve(..., backend="cpu")`; "auto" picks it on a CPU-only jax for the rules it
-supports).
+thread (`api.solve(..., backend="cpu")`, `api.reaches`, `api.named_goals`; "auto" picks it on
+a CPU-only jax for the rules it supports). `solvers.pimc` solves its layouts with it on a CPU.
 
-Modules: `backend` (positions in, values out, threads; what it supports and refuses),
-`search` (the explicit-stack null-window search and its MTD(f) driver), `table` (the
-transposition table with partition search), `bounds` (sure tricks), `ordering` (DDS's move
-ordering), `bits` (suit-word helpers).
+Modules: `backend` (positions and goals in, values out, threads; what it supports and
+refuses; its move generator for checks against the engines), `search` (the explicit-stack
+null-window search and its MTD(f) driver; the rules as data), `table` (the transposition
+table with partition search), `bounds` (sure tricks, and sure points of point-card rules),
+`ordering` (DDS's move ordering; a generic one for other seat counts, points and the joker),
+`bits` (suit-word helpers).
 
-Supported: plain tricks (`Rules.plain_tricks`: a trick worth 1, no point cards, no joker) at
-2..4 seats, one card a play, any sides, roots within a trick, root move limits. Refused, with
-a ValueError naming the rule: the joker, point cards, tricks worth more than 1, more than 4
-seats (and everything `Rules.limits` names).
+Supported: every rule `Rules` describes within the solvers' limits, at 2..6 seats, one card a
+play: plain tricks (whist, bridge's card play) and the Kan games (Gonin Kan at 5 active seats,
+Yonin Kan, Gambari Kan): point cards (KAN-3), tricks of any value, the joker (when it may be
+played, KAN-25 / KAN-54; its lead naming a suit, KAN-26; its power, KAN-27, and the low joker
+of Yonin's last trick, KAN-54), any sides, roots within a trick, root move limits, and goals
+(the kankei's target, KAN-29; sukonku and juuroku, KAN-31 / KAN-32). Refused, with a ValueError
+naming the rule: more than 6 seats and everything `Rules.limits` names (Da Bai Fen's
+multi-card plays among them).
 
 numba caches the machine code (`cache=True`, in `__pycache__`): the first call in a fresh
-checkout compiles for about half a minute, later processes load it in about a second.
-numba checks only the source file of the function it loads, so after editing one of these
-modules delete `solvers/cpu/__pycache__/*.nb*` (a stale caller would keep the old callee).
+checkout compiles for about a minute, later processes load it in about a second. numba
+checks only the source file of the function it loads, so after editing one of these modules
+delete `solvers/cpu/__pycache__/*.nb*` (a stale caller would keep the old callee).
 """

@@ -1,7 +1,8 @@
-"""Sure tricks of plain tricks (the value is a count of tricks, so they bound it), on the suit
-words of every seat (`hands`: int64[n, 4], absolute ranks): as `solvers.search.bounds`, which
-has the reasoning. Each fills `cards` (int64[4]) with the cards its count rests on (the ranks
-its result depends on, for the table's partition search)."""
+"""Sure tricks, on the suit words of every seat (`hands`: int64[n, 4], absolute ranks): of plain
+tricks (the value is a count of tricks, so they bound it) as `solvers.search.bounds`, which
+has the reasoning; with point cards (`cash_points`, `trump_points`), what the cards that
+surely win are worth. Each fills `cards` (int64[4]) with the cards its count rests on (the
+ranks its result depends on, for the table's partition search)."""
 
 from __future__ import annotations
 
@@ -149,3 +150,43 @@ def second_hand(hands, second, led_card, trump, side, cards):
         cards[s] |= more
         count += pop(more)
     return count
+
+
+@njit(nogil=True, cache=True)
+def _top_points(word, k, pts):
+    """The point cards among the top `k` cards of `word`."""
+    out = 0
+    x = word
+    for _ in range(k):
+        b = top(x)
+        out += (pts >> b) & 1
+        x ^= 1 << b
+    return out
+
+
+@njit(nogil=True, cache=True)
+def cash_points(hands, n, leader, trump, value, pts, cards, scratch):
+    """What the leader takes for sure cashing his winners (`quick_tricks`' count without
+    his partner's, with the joker gone): a trick's `value` for each and the points of the
+    cards he leads (`pts`: the point cards' suit words); `cards` as `quick_tricks`'."""
+    wins = scratch[0]
+    winners(hands, n, leader, cards, wins)
+    total = 0
+    for s in range(4):
+        k = wins[s]
+        if trump >= 0 and s != trump:
+            for o in range(n):
+                if o != leader and pop(hands[o, trump]) > wins[trump]:
+                    k = min(k, pop(hands[o, s]))
+        total += k * value + _top_points(hands[leader, s], k, pts[s])
+    return total
+
+
+@njit(nogil=True, cache=True)
+def trump_points(hands, n, trump, side, value, pts, cards):
+    """(holder, sure): the highest trump's holder and what his side's master trumps (above
+    every opponent's) take for sure, whoever leads (`top_trumps`' tricks, each worth
+    `value`, and every master's points: a trick a master is played to is the side's, the
+    joker gone or the side's); `cards` as `top_trumps`'."""
+    holder, tops = top_trumps(hands, n, trump, side, cards)
+    return holder, tops * value + pop(cards[trump] & pts[trump])

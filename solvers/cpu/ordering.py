@@ -1,9 +1,10 @@
 """Move ordering of the compiled search: the move to try next of a node's candidates
 (`cand`: int64[4] suit words), as a card code `16 * suit + rank`.
 
-Four seats: DDS's weights, as `solvers.search.ordering.plain_leads` / `plain_follow` (which
-have the reasoning). Other seat counts: lead a sure winner high, else low; follow low when
-the side already wins, else with the cheapest winner, else low.
+Plain tricks at four seats: DDS's weights, as `solvers.search.ordering.plain_leads` /
+`plain_follow` (which have the reasoning). Other seat counts, point cards and the joker
+(`lead_any`, `follow_any`): cash sure winners, give points to the side's trick, keep them
+from the other side's.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from numba import njit
 from solvers.cpu.bits import low, pop, top
 
 TRUMP_BASE, LED_BASE = 32, 16  # a card's strength in a trick: base + rank (0: cannot win)
+JK_STRENGTH = 48  # the joker's, above every card (KAN-27)
+JK_CODE = 64  # `search.JK_CODE`: the joker following; + 1 + s: leading, naming suit s
 
 
 @njit(nogil=True, cache=True)
@@ -151,30 +154,77 @@ def _low_score(hands, me, s, led, trump):
 
 
 @njit(nogil=True, cache=True)
-def lead_any(hands, n, me, cand):
-    """Seat counts other than four: a sure winner from the top, else low from the suit the
-    others hold fewest cards of."""
+def _mates(hands, n, me, side, s):
+    """(partners' cards, opponents' cards) of suit `s`, `me`'s side's and the other."""
+    fr = 0
+    fo = 0
+    for o in range(n):
+        if o != me:
+            if side[o] == side[me]:
+                fr |= hands[o, s]
+            else:
+                fo |= hands[o, s]
+    return fr, fo
+
+
+@njit(nogil=True, cache=True)
+def lead_any(hands, jk, n, me, trump, side, cand, pts, low_joker):
+    """Other seat counts, or points or a joker: cash a sure winner from the top; else low
+    (a card worth nothing first) to a partner's winner; else low from the suit the others
+    hold fewest cards of. A joker lead (it wins the trick, KAN-27, but where it is the low
+    card of the last trick) names the suit the opponents hold most point cards of."""
     best_score = -100000
     best = -1
     for s in range(4):
         c = cand[s]
         if c == 0:
             continue
-        rest = 0
+        fr, fo = _mates(hands, n, me, side, s)
+        hi = top(c)
+        plain = c & ~pts[s]
+        lo = low(plain) if plain else low(c)
+        ruff = False  # an opponent void in the suit who can trump it
         for o in range(n):
-            if o != me:
-                rest |= hands[o, s]
-        if top(c) > top(rest):
-            score, rank = 100 + top(c), top(c)
+            if side[o] != side[me] and hands[o, s] == 0 and s != trump and trump >= 0:
+                ruff = ruff or hands[o, trump] != 0
+        if hi > top(fr | fo) and not ruff:
+            score, rank = 100 + hi + 4 * pop(fo & pts[s]), hi
+        elif top(fr) > max(top(fo), hi):
+            score, rank = 50 - lo, lo
         else:
-            score, rank = -pop(rest), low(c)
+            score, rank = -pop(fr | fo) - lo, lo
         if score > best_score:
             best_score, best = score, 16 * s + rank
+    jw = cand[4] >> 1
+    for s in range(4):
+        if (jw >> s) & 1:
+            _, fo = _mates(hands, n, me, side, s)
+            score = -200 if low_joker else 30 + 10 * pop(fo & pts[s]) - pop(fo)
+            if score > best_score:
+                best_score, best = score, JK_CODE + 1 + s
     return best
 
 
 @njit(nogil=True, cache=True)
-def follow_any(hands, n, me, led, trump, side, best_s, best_p, cand):
+def follow_any(hands, jk, n, me, count, led, trump, side, best_s, best_p, cand, pts,
+               low_joker):
+    """Other seat counts, or points or a joker (`count` cards in the trick before this
+    one; `best_s`, `best_p`: its best strength so far and its player): when his side wins
+    the trick whatever he plays, a point card (the lowest), else low; else the lowest card
+    that wins it for sure (the joker among them); else the lowest that beats the current
+    best; else low, a card worth nothing first."""
+    mine = side[me]
+    opp_after = -1
+    mate_after = -1
+    for k in range(1, n - count):
+        o = (me + k) % n
+        th = JK_STRENGTH if jk == o and not low_joker else _threat(hands, o, led, trump)
+        if side[o] == mine:
+            mate_after = max(mate_after, th)
+        else:
+            opp_after = max(opp_after, th)
+    secured = (side[best_p] == mine and best_s > opp_after) or mate_after > max(best_s,
+                                                                                 opp_after)
     best_score = -100000
     best = -1
     for s in range(4):
@@ -182,11 +232,28 @@ def follow_any(hands, n, me, led, trump, side, best_s, best_p, cand):
         if c == 0:
             continue
         base = TRUMP_BASE if s == trump else (LED_BASE if s == led else 0)
-        win = _stronger(c, base, best_s) if side[best_p] != side[me] else 0
-        if win:
-            score, rank = 64 - base - low(win), low(win)
+        plain = c & ~pts[s]
+        lo = low(plain) if plain else low(c)
+        if secured:
+            if c & pts[s]:
+                score, rank = 40 - low(c & pts[s]), low(c & pts[s])
+            else:
+                ruff = s == trump and led != trump
+                score, rank = (-40 if ruff else 20) - low(c), low(c)
         else:
-            score, rank = pop(hands[me, s]) - low(c) - base, low(c)
+            sure = _stronger(c, base, max(best_s, opp_after))
+            cover = _stronger(c, base, best_s) if side[best_p] != mine else 0
+            if sure:
+                score, rank = 60 - low(sure), low(sure)
+            elif cover:
+                score, rank = 15 - low(cover), low(cover)
+            else:
+                score, rank = (0 if plain else -30) - lo, lo
         if score > best_score:
             best_score, best = score, 16 * s + rank
+    if cand[4] & 1:
+        st = LED_BASE - 1 if low_joker else JK_STRENGTH
+        score = -50 if secured else (50 if st > max(best_s, opp_after) else -60)
+        if score > best_score:
+            best = JK_CODE
     return best

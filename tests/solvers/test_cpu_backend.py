@@ -1,7 +1,8 @@
 """The CPU backend (`solvers.cpu`, through `api.solve(backend="cpu")`): exact values and every
 move's value against the plain-Python reference on random small endings of plain tricks
 (four seats and three, random sides, mid-trick roots, root limits), against DDS (endplay) on
-whole bridge deals for every strain and leader, and its refusals.
+whole bridge deals for every strain and leader, and its refusals (the Kan rules:
+`test_cpu_kan`).
 
 The first test in a fresh checkout compiles the numba functions (about 40 s on the 2-core
 CI machine); numba caches them (`cache=True`), so later runs load them in about a second.
@@ -18,7 +19,7 @@ from solvers import api
 from solvers import reference as ref
 from solvers.cpu import backend as cpu
 from solvers.position import Position
-from tests.solvers.rules import WHIST, game_rules
+from tests.solvers.rules import WHIST
 from tests.solvers.test_reference_solver import random_position
 
 THREE = dataclasses.replace(WHIST, game="whist_three_seats", n=3, n_tricks=17, ids=tuple(
@@ -104,33 +105,24 @@ def test_dd_tables_equal_dds():
     assert api.dd_tables(deals, backend="cpu") == [dds_table(d) for d in deals]
 
 
-@pytest.mark.parametrize(("game", "named"), [("gonin_kan", "the joker"),
-                                             ("yonin_kan", "point cards")])
-def test_unsupported_rules_are_refused_by_name(game, named):
-    rules = game_rules(game)
-    pos = random_position(rules, random.Random(0), 2)
-    with pytest.raises(ValueError, match=f"cpu backend cannot solve these rules: .*{named}"):
-        api.solve([pos], backend="cpu")
+def test_unsupported_rules_are_refused_by_name():
+    """Da Bai Fen's multi-card plays (`Rules.limits`) stay refused."""
+    rules = dataclasses.replace(WHIST, game="whist_pairs", cards_a_play=2)
+    pos = random_position(WHIST, random.Random(0), 2)
+    with pytest.raises(ValueError, match="cpu backend cannot solve these rules: 2 cards a play"):
+        api.solve([dataclasses.replace(pos, rules=rules)], backend="cpu")
     assert not cpu.supports(rules)
 
 
-def test_auto_picks_cpu_only_where_it_supports_the_rules():
+def test_auto_picks_cpu_on_a_cpu():
     import jax
 
     whist = _endings(WHIST, 1, seed=0, most=2)
-    kan = [random_position(game_rules("gonin_kan"), random.Random(0), 2)]
     on_cpu = jax.default_backend() == "cpu"
     assert api.backend_of(whist) == ("cpu" if on_cpu else "jax")
-    assert api.backend_of(kan) == "jax"
     assert api.backend_of(whist, "jax") == "jax"
     with pytest.raises(ValueError, match="backend 'gpu': want one of auto, cpu, jax"):
         api.backend_of(whist, "gpu")
-
-
-def test_five_seats_of_plain_tricks_are_refused():
-    five = dataclasses.replace(WHIST, game="whist_five", n=5, n_tricks=10, seat_names=())
-    with pytest.raises(ValueError, match=r"5 seats \(Rules.n\): the cpu backend takes 2..4"):
-        cpu.check(five)
 
 
 def test_bad_thread_count_is_refused():

@@ -1,5 +1,6 @@
-"""The PIMC bot (solvers.pimc): its problems against `search.encode` and the CPU reference
-solver on real Gonin Kan states, and its choice against its own scores and the heuristic.
+"""The PIMC bot (solvers.pimc) on both backends: its problems against `search.encode` (JAX) and
+`convert.from_state` (CPU) and its scores against the CPU reference solver on real Gonin Kan
+states, and its choice against its own scores and the heuristic.
 
 States come from random play of the engine (deal 1..3, both seat counts), so every position is
 reachable and every observation is the engine's own (KAN-46).
@@ -84,7 +85,7 @@ def test_problems_equal_encode_kan24_to_kan29(players):
 
 @pytest.fixture(scope="module")
 def bot():
-    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, lanes=16)
+    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, lanes=16, backend="jax")
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +149,57 @@ def test_policy_plays_a_best_scored_move_else_the_heuristic_jit_vmap(bot, scores
 def test_pimc_rejects_other_games():
     with pytest.raises(ValueError, match="yonin_kan"):
         pimc.Pimc(kanjax.make("yonin_kan"))
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_cpu_layout_positions_are_the_engines_kan24_to_kan29(players):
+    """On the true layout, the CPU path's position is `convert.from_state`'s from the
+    mover's side, its goal the side's target (KAN-29)."""
+    env = kanjax.make("gonin_kan", players=players)
+    view = jax.jit(lambda o: pimc._view(env, o))
+    for state in play_states(env, 20, players + 10):
+        obs = env.observe(state, state.current_player.astype(jnp.int32))
+        v = {k: np.asarray(a) for k, a in view(obs).items()}
+        pos = pimc.layout_position(env, v, np.asarray(true_holders(state)))
+        assert pos == dataclasses.replace(mover_position(env, state), root_moves=None)
+        total = pos.taken + pos.taken_other + ref.remaining(pos)
+        assert pimc.layout_goal(v, pos) == (target(env, state), total - target(env, state))
+
+
+@pytest.fixture(scope="module")
+def cpu_bot():
+    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, backend="cpu")
+
+
+def test_cpu_scores_on_the_true_layout_are_the_reference_goals_kan29(cpu_bot, endings):
+    """As `test_scores_on_the_true_layout_are_the_reference_goals_kan29`, on the CPU search."""
+    states, obs, masks = endings
+    b = len(states)
+    holders = jnp.broadcast_to(jnp.stack([true_holders(s) for s in states])[:, None],
+                               (b, cpu_bot.samples, 53))
+    ok = jnp.zeros((b, cpu_bot.samples), bool).at[:, 0].set(True)
+    moves, score = cpu_bot.cpu_scores(obs, masks, jnp.ones(b, bool), holders, ok)
+    for i, state in enumerate(states):
+        pos = mover_position(cpu_bot.env, state)
+        values = ref.move_values(pos)
+        got = {int(m): float(s) for m, s in zip(moves[i], score[i], strict=True) if m >= 0}
+        t = target(cpu_bot.env, state)
+        assert got == ({} if len(values) == 1 else {m: float(v >= t)
+                                                    for m, v in values.items()}), i
+
+
+def test_cpu_pimc_decides_from_whole_hands(cpu_bot):
+    """Trick 1 (whole hands, the CPU path's default): legal moves, each scored over the
+    sampled layouts (a small node budget: open problems count 1/2)."""
+    env = cpu_bot.env
+    small = pimc.Pimc(env, samples=2, budget=20_000, backend="cpu")
+    states = play_states(env, 3, 11)
+    obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
+    masks = jnp.stack([s.legal_action_mask for s in states])
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(len(states)))
+    holders, ok = small._sample(keys, obs)
+    moves, score = small.cpu_scores(obs, masks, jnp.ones(len(states), bool), holders, ok)
+    assert small.max_cards == 10 and (moves >= 0).any()
+    assert ((score >= 0) == (moves >= 0)).all() and (score <= 2).all()
+    actions = small.decide(keys, obs, masks, jnp.ones(len(states), bool))
+    assert all(bool(m[int(a)]) for m, a in zip(masks, actions, strict=True))

@@ -289,7 +289,7 @@ def test_goals_equal_the_reference(solved):
         goals += [(sol.value, total - sol.value), (sol.value + 1, total - sol.value - 1),
                   (pos.taken + 1, pos.taken_other)]
     many = [p for p in positions for _ in range(3)]
-    got = api.reaches(many, goals, lanes=16, tt_bits=8)
+    got = api.reaches(many, goals, lanes=16, tt_bits=8, backend="jax")
     assert got == [ref.reaches(p, *g) for p, g in zip(many, goals, strict=True)]
     assert got[0::3] == [True] * len(positions)  # value >= its value
     assert got[1::3] == [False] * len(positions)
