@@ -18,11 +18,15 @@
     [flags]                     # the game's variant flags (its rules file), optional
 
     [bots.random]               # name -> spec
-    kind = "random"             # random | heuristic | pimc | python ("module:Class") | external
+    kind = "random"             # random | heuristic | pimc | jax | python | external
     version = "1"
     # heuristic: the game's own (`Env.heuristic`); pimc (solvers.pimc, the games it
     # supports): samples = 16 layouts a move, budget = 5000 search nodes a problem,
-    # max_cards = 6 (searches from 6 cards in hand on)
+    # max_cards = 6 (searches from 6 cards in hand on); jax (`tournaments.policies`):
+    # target = "module:make_policy", params = "path.npz" (optional; relative to the working
+    # directory; its content, not its path, is in the config hash); python
+    # (`tournaments.bots`): target = "module:Class"; external: command = "engine --flags";
+    # python and external: time_limit = 10.0 seconds a move
 
     [ab]                        # only for format = "ab"
     candidate = "heuristic"
@@ -55,6 +59,7 @@ from typing import Any
 
 import kanjax
 from kanjax.bots import has_heuristic
+from tournaments.policies import policy_problem
 
 FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
 SEATINGS = ("rotations", "distinct")  # `tournaments.plan.seatings`
@@ -62,11 +67,12 @@ BOT_KINDS = {
     "random": (),
     "heuristic": (),
     "pimc": (),  # solvers.pimc: sampled layouts solved by the batched double-dummy search
+    "jax": ("target",),  # "module:make_policy", a jittable policy (tournaments.policies)
     "python": ("target",),  # "module:Class", an object with act(observation, legal_actions)
     "external": ("command",),  # an engine process speaking the line protocol
 }
 PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
-BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
+BOT_KEYS = {"kind", "version", "target", "command", "time_limit", "params", *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
                    "forfeit_score", "seatings"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
@@ -86,6 +92,7 @@ class BotSpec:
     target: str = ""
     command: str = ""
     time_limit: float = 10.0  # seconds per move for Python and external bots
+    params: str = ""  # jax: the absolute path of the policy's parameters (.npz), if any
     samples: int = PIMC_KEYS["samples"]  # pimc: hidden-hand layouts a decision
     budget: int = PIMC_KEYS["budget"]  # pimc: search nodes a problem
     max_cards: int = PIMC_KEYS["max_cards"]  # pimc: searches with at most this many cards
@@ -124,6 +131,12 @@ class TournamentConfig:
             d.pop("seatings")
         bots = d.pop("bots")
         d["bot_order"] = [b["name"] for b in bots]  # bot indices seat the planned games
+        for b in bots:  # keys added later count only when set (older hashes stay)
+            if b["params"]:  # the checkpoint's content, wherever it lies
+                b["params"] = hashlib.sha256(Path(b["params"]).read_bytes()).hexdigest()[:16]
+            for key in ("params",):
+                if not b[key]:
+                    b.pop(key)
         d["bots"] = {b.pop("name"): b for b in bots}
         d["engine_version"] = self.engine_version()
         return d
@@ -214,6 +227,10 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
         problem = _kind_problem(b.kind, env)
         if problem:
             raise where.error(problem, f"bots.{b.name}", "kind")
+        if b.kind == "jax":
+            problem, key = policy_problem(b.target, b.params, env)
+            if problem:
+                raise where.error(problem, f"bots.{b.name}", key)
     names = [b.name for b in bots]
     if fmt == "duplicate" and len(bots) > env.num_players:
         raise where.error(
@@ -278,9 +295,17 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
             if kind != "pimc":
                 raise where.error(f"only pimc bots take {key}", section, key)
             _positive_int(where, section, key, spec[key])
+        for key, kinds, want in (("params", ("jax",), str),):
+            if key in spec and kind not in kinds:
+                raise where.error(f"only {' and '.join(kinds)} bots take {key}", section, key)
+            if not isinstance(spec.get(key, want()), want):
+                raise where.error(f"must be {'a path' if want is str else 'true or false'}, "
+                                  f"got {spec[key]!r}", section, key)
+        params = spec.get("params", "")
         bots.append(BotSpec(name=name, kind=kind, version=str(spec.get("version", "1")),
                             target=spec.get("target", ""), command=spec.get("command", ""),
                             time_limit=float(limit),
+                            params=str(Path(params).resolve()) if params else "",
                             **{k: spec.get(k, d) for k, d in PIMC_KEYS.items()}))
     return tuple(bots)
 

@@ -21,6 +21,7 @@ from kanjax.rollout import Policy, game_key, propose
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
+from tournaments.policies import bind, load_params, make_policy
 
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
@@ -40,22 +41,26 @@ def pimc_bot(spec: BotSpec, env, flags: dict):
 
 
 def jax_policy(spec: BotSpec, env) -> Policy:
-    """The jittable policy of a bot spec."""
+    """The jittable policy of a bot spec (a jax bot's with parameters takes them first)."""
     if spec.kind == "random":
         return make_random(env)
     if spec.kind == "heuristic":
         return make_heuristic(env)
+    if spec.kind == "jax":
+        return make_policy(spec.target, env)
     raise ValueError(f"bot {spec.name!r}: kind {spec.kind!r} is not a JAX policy")
 
 
 class ChunkPlayer:
     """Plays chunks of games of one tournament config (compiled once).
 
-    With JAX bots only, a chunk is one jitted call: a `while_loop` of batched steps. With
-    Python or external bots (`tournaments.bots`) or PIMC bots the batched step is jitted and
-    the loop runs on the host, asking those bots for their moves (a PIMC bot decides every
-    game where it is to move in one batched search); a bot that fails a move forfeits the
-    game (the env's illegal-action path) and the reason is recorded.
+    With JAX bots only (the built-in ones and users' `jax` bots, `tournaments.policies`,
+    whose parameters are loaded once and passed to the compiled functions), a chunk is one
+    jitted call: a `while_loop` of batched steps. With Python or external bots
+    (`tournaments.bots`) or PIMC bots the batched step is jitted and the loop runs on the
+    host, asking those bots for their moves (a PIMC bot decides every game where it is to
+    move in one batched search); a bot that fails a move forfeits the game (the env's
+    illegal-action path) and the reason is recorded.
 
     A forfeit is a loss: the step that forfeits pays nobody, and the offender's match score is
     at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
@@ -69,20 +74,22 @@ class ChunkPlayer:
         self.host = {i: host_bot(b) for i, b in enumerate(cfg.bots) if b.kind in HOST_KINDS}
         self.pimc = {i: pimc_bot(b, env, cfg.flags) for i, b in enumerate(cfg.bots)
                      if b.kind == "pimc"}
-        policies = tuple(uniform_random if i in self.host or i in self.pimc
-                         else jax_policy(b, env) for i, b in enumerate(cfg.bots))
+        self._policies = tuple(uniform_random if i in self.host or i in self.pimc
+                               else jax_policy(b, env) for i, b in enumerate(cfg.bots))
+        self._params = tuple(jax.device_put(load_params(b.params)) if b.params else None
+                             for b in cfg.bots)
         self.max_deals = env.max_deals
         self.config_hash = cfg.config_hash()
         self.forfeit_score = env.worst_score if cfg.forfeit_score is None else cfg.forfeit_score
-        self._policies = policies
-        # Players of the same game, flags and bot kinds share compiled functions.
+        # Players of the same game, flags and bots (a jax bot: its target) share compiled
+        # functions (a jax bot's parameters are their argument).
         key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
-               tuple("host" if i in self.host or i in self.pimc else b.kind
-                     for i, b in enumerate(cfg.bots)))
+               tuple("host" if i in self.host or i in self.pimc else
+                     (b.kind, b.target, bool(b.params)) for i, b in enumerate(cfg.bots)))
         if key not in _COMPILED:
             _COMPILED[key] = {
                 "start": jax.jit(jax.vmap(self._start_game)),
-                "propose": jax.jit(jax.vmap(self._propose_move)),
+                "propose": jax.jit(jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))),
                 "advance": jax.jit(self._advance_batch),
                 "run": jax.jit(self._whole_games),
             }
@@ -100,9 +107,11 @@ class ChunkPlayer:
                 "actions": jnp.full(steps, -1, jnp.int16), "rows": rows,
                 "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
-    def _propose_move(self, carry, gkey, seating):
-        """(the JAX bots' action, the step key, the mover's observation, the policy key)."""
-        return propose(self.env, self._policies, carry["state"], gkey, seating)
+    def _propose_move(self, params, carry, gkey, seating):
+        """(the JAX bots' action, the step key, the mover's observation, the policy key);
+        `params`: each bot's parameters (None: it has none)."""
+        policies = tuple(bind(p, w) for p, w in zip(self._policies, params, strict=True))
+        return propose(self.env, policies, carry["state"], gkey, seating)
 
     def _record(self, carry, action, s1):
         """The step from `carry`'s state with `action` to `s1`, recorded (actions, finished
@@ -131,10 +140,11 @@ class ChunkPlayer:
         s1 = self.env.step_batch(carry["state"], action, skey)
         return jax.vmap(self._record)(carry, action, s1)
 
-    def _whole_games(self, gkeys, seating):
+    def _whole_games(self, params, gkeys, seating):
         """Every game played to its end (games that end first stay put)."""
         def body(carry):
-            action, skey, _, _ = jax.vmap(self._propose_move)(carry, gkeys, seating)
+            action, skey, _, _ = jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))(
+                params, carry, gkeys, seating)
             return self._advance_batch(carry, action, skey)
 
         carry = jax.lax.while_loop(
@@ -160,7 +170,8 @@ class ChunkPlayer:
         if self.host or self.pimc:
             out, reasons = self._play_on_host(gkeys, seating, len(games))
         else:
-            out, reasons = jax.tree.map(np.asarray, self._run(gkeys, seating)), {}
+            out = jax.tree.map(np.asarray, self._run(self._params, gkeys, seating))
+            reasons = {}
         return self._rows(chunk, games, out, reasons)
 
     def _play_on_host(self, gkeys, seating, live: int) -> tuple[dict, dict[int, str]]:
@@ -174,7 +185,7 @@ class ChunkPlayer:
             done = np.asarray(s.terminated | s.truncated)
             if done[:live].all():
                 break
-            actions, skeys, obs, pkeys = self._propose(carry, gkeys, seating)
+            actions, skeys, obs, pkeys = self._propose(self._params, carry, gkeys, seating)
             cur = np.asarray(s.current_player)
             mover = seats[np.arange(len(seats)), np.maximum(cur, 0)]
             for i, bot in self.pimc.items():
