@@ -25,8 +25,9 @@
     # max_cards = 6 (searches from 6 cards in hand on); jax (`tournaments.policies`):
     # target = "module:make_policy", params = "path.npz" (optional; relative to the working
     # directory; its content, not its path, is in the config hash); python
-    # (`tournaments.bots`): target = "module:Class"; external: command = "engine --flags";
-    # python and external: time_limit = 10.0 seconds a move
+    # (`tournaments.bots`): target = "module:Class"; external: command = "engine --flags",
+    # batch = true if it answers batched requests; python and external: time_limit = 10.0
+    # seconds a move (a batched request: a batch)
 
     [ab]                        # only for format = "ab"
     candidate = "heuristic"
@@ -72,7 +73,8 @@ BOT_KINDS = {
     "external": ("command",),  # an engine process speaking the line protocol
 }
 PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
-BOT_KEYS = {"kind", "version", "target", "command", "time_limit", "params", *PIMC_KEYS}
+BOT_KEYS = {"kind", "version", "target", "command", "time_limit", "params", "batch",
+            *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
                    "forfeit_score", "seatings"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
@@ -91,8 +93,9 @@ class BotSpec:
     version: str = "1"
     target: str = ""
     command: str = ""
-    time_limit: float = 10.0  # seconds per move for Python and external bots
+    time_limit: float = 10.0  # seconds per move (or batch) for Python and external bots
     params: str = ""  # jax: the absolute path of the policy's parameters (.npz), if any
+    batch: bool = False  # external: the engine answers batched requests
     samples: int = PIMC_KEYS["samples"]  # pimc: hidden-hand layouts a decision
     budget: int = PIMC_KEYS["budget"]  # pimc: search nodes a problem
     max_cards: int = PIMC_KEYS["max_cards"]  # pimc: searches with at most this many cards
@@ -134,7 +137,7 @@ class TournamentConfig:
         for b in bots:  # keys added later count only when set (older hashes stay)
             if b["params"]:  # the checkpoint's content, wherever it lies
                 b["params"] = hashlib.sha256(Path(b["params"]).read_bytes()).hexdigest()[:16]
-            for key in ("params",):
+            for key in ("params", "batch"):
                 if not b[key]:
                     b.pop(key)
         d["bots"] = {b.pop("name"): b for b in bots}
@@ -295,7 +298,7 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
             if kind != "pimc":
                 raise where.error(f"only pimc bots take {key}", section, key)
             _positive_int(where, section, key, spec[key])
-        for key, kinds, want in (("params", ("jax",), str),):
+        for key, kinds, want in (("params", ("jax",), str), ("batch", ("external",), bool)):
             if key in spec and kind not in kinds:
                 raise where.error(f"only {' and '.join(kinds)} bots take {key}", section, key)
             if not isinstance(spec.get(key, want()), want):
@@ -306,6 +309,7 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
                             target=spec.get("target", ""), command=spec.get("command", ""),
                             time_limit=float(limit),
                             params=str(Path(params).resolve()) if params else "",
+                            batch=spec.get("batch", False),
                             **{k: spec.get(k, d) for k, d in PIMC_KEYS.items()}))
     return tuple(bots)
 
@@ -333,8 +337,9 @@ def _host_bot_problem(kind: str, spec: dict) -> str:
             obj = getattr(importlib.import_module(module), name, None)
         except Exception as err:  # noqa: BLE001 - any import failure is a config error
             return f"cannot import {module!r}: {err!r}"
-        if obj is None or not hasattr(obj, "act"):
-            return f"{spec['target']!r} is not a class with an act(observation, legal) method"
+        if obj is None or not (hasattr(obj, "act") or hasattr(obj, "act_batch")):
+            return (f"{spec['target']!r} is not a class with an act(observation, legal) or "
+                    "act_batch(observations, legal_masks) method")
     if kind == "external":
         words = shlex.split(spec["command"])
         if not words or shutil.which(words[0]) is None:

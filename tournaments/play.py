@@ -58,9 +58,9 @@ class ChunkPlayer:
     whose parameters are loaded once and passed to the compiled functions), a chunk is one
     jitted call: a `while_loop` of batched steps. With Python or external bots
     (`tournaments.bots`) or PIMC bots the batched step is jitted and the loop runs on the
-    host, asking those bots for their moves (a PIMC bot decides every game where it is to
-    move in one batched search); a bot that fails a move forfeits the game (the env's
-    illegal-action path) and the reason is recorded.
+    host, asking those bots for their moves (a PIMC bot, or a host bot that takes batches,
+    decides every game where it is to move in one call); a bot that fails a move forfeits
+    the game (the env's illegal-action path) and the reason is recorded.
 
     A forfeit is a loss: the step that forfeits pays nobody, and the offender's match score is
     at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
@@ -194,19 +194,18 @@ class ChunkPlayer:
                     actions = jnp.where(turn, bot.decide(pkeys, obs, s.legal_action_mask,
                                                          jnp.asarray(turn)), actions)
             actions = np.array(actions)
-            masks = np.asarray(s.legal_action_mask)
-            for g in range(live):
-                bot = seats[g][cur[g]]
-                if done[g] or bot not in self.host:
+            masks, obs = np.asarray(s.legal_action_mask), np.asarray(obs)
+            for i, bot in self.host.items():
+                games = np.flatnonzero((mover == i) & ~done & (np.arange(len(seats)) < live))
+                if not len(games):
                     continue
-                legal = [int(a) for a in np.flatnonzero(masks[g])]
-                names = [self.env.action_name(a) for a in legal]
-                try:
-                    actions[g] = self.host[bot].act(self.cfg.game, int(cur[g]),
-                                                    np.asarray(obs[g]), legal, names)
-                except BotFault as fault:
-                    reasons[g] = f"{self.cfg.bots[bot].name}: {fault}"
-                    actions[g] = -1  # out of range: the env's illegal-action forfeit
+                moves = bot.moves(self.cfg.game, cur[games], obs[games], masks[games],
+                                  self.env.action_name)
+                for g, move in zip(games, moves, strict=True):
+                    if isinstance(move, BotFault):
+                        reasons[g] = f"{self.cfg.bots[i].name}: {move}"
+                        move = -1  # out of range: the env's illegal-action forfeit
+                    actions[g] = move
             carry = self._advance_b(carry, jnp.asarray(actions, jnp.int32), skeys)
         return jax.tree.map(np.asarray, self._outputs(carry)), reasons
 

@@ -1,9 +1,10 @@
 """Every registered game through the tournament layer (issue 23): a tiny `--local`
-tournament of the random bot and a user's JAX policy (issue 28: a `jax` bot, a tiny network
-and its checkpoint, inside the batch); one deal seed, the small flags its test folder
-declares, chunks of 4 games. Its report under the game's role names, and a stored game out
-as a record (`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game
-is covered the moment it registers."""
+tournament of users' engines (issue 28): a `jax` bot (a tiny network and its checkpoint,
+inside the batch) and a batched Python bot (a stub engine playing random legal moves, asked
+once a step for all its games); one deal seed, the small flags its test folder declares,
+chunks of 4 games. Its report under the game's role names, and a stored game out as a record
+(`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game is covered
+the moment it registers."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ output = "{out}"
 [flags]
 {flags}
 
-[bots.random]
-kind = "random"
+[bots.engine]
+kind = "python"
+target = "tests.tournaments.sample_bots:BatchRandom"
 
 [bots.net]
 kind = "jax"
