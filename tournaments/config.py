@@ -14,6 +14,12 @@
     seatings = "distinct"       # optional: play each distinct seating of a group once
                                 # (default "rotations": lcm(bots, players) rotations, some
                                 # of them the same seating; `tournaments.plan.seatings`)
+    gpus_per_worker = 0         # optional: GPUs a Ray worker asks for (0.5: two share one);
+                                # as many GPU workers as the cluster's GPUs allow, beside the
+                                # CPU workers (`kanjax tournament run --gpus N` sets it); with
+                                # no GPU the run plays on CPU workers, saying so
+    gpu_chunk_size = 4096       # optional: games a GPU worker plays in one batch (whole
+                                # chunks of chunk_size; default by device kind, DEVICE_CHUNK)
 
     [flags]                     # the game's variant flags (its rules file), optional
 
@@ -76,10 +82,11 @@ PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, d
 BOT_KEYS = {"kind", "version", "target", "command", "time_limit", "params", "batch",
             *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
-                   "forfeit_score", "seatings"}
+                   "forfeit_score", "seatings", "gpus_per_worker", "gpu_chunk_size"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
-RUN_ONLY = ("output", "ray_address", "chunk_size", "deals")  # not in the config hash
+RUN_ONLY = ("output", "ray_address", "chunk_size", "deals", "gpus_per_worker",
+            "gpu_chunk_size")  # not in the config hash
 
 
 class ConfigError(ValueError):
@@ -116,6 +123,8 @@ class TournamentConfig:
     champion: str = ""
     forfeit_score: float | None = None  # None: the game's `Env.worst_score`
     seatings: str = "rotations"  # SEATINGS: which seatings a duplicate group plays
+    gpus_per_worker: float = 0.0  # GPUs a GPU worker asks Ray for (0: CPU workers only)
+    gpu_chunk_size: int = 0  # games a GPU worker plays at once (0: DEVICE_CHUNK's)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -257,6 +266,13 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     address = t.get("ray_address", "")
     if not isinstance(address, str):
         raise where.error("must be a string (\"\" for a local Ray)", "tournament", "ray_address")
+    gpus = t.get("gpus_per_worker", 0)
+    if not isinstance(gpus, int | float) or isinstance(gpus, bool) or not 0 <= gpus < 1e6:
+        raise where.error(f"must be a number >= 0, got {gpus!r}", "tournament",
+                          "gpus_per_worker")
+    gpu_chunk = t.get("gpu_chunk_size", 0)
+    if gpu_chunk:
+        _positive_int(where, "tournament", "gpu_chunk_size", gpu_chunk)
     forfeit = t.get("forfeit_score")
     if forfeit is not None and (not isinstance(forfeit, int | float) or isinstance(forfeit, bool)
                                 or not math.isfinite(forfeit)):
@@ -265,7 +281,8 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
                             seed=seed, chunk_size=chunk, output=output, ray_address=address,
                             ab=ab, champion=champion,
                             forfeit_score=None if forfeit is None else float(forfeit),
-                            seatings=seatings)
+                            seatings=seatings, gpus_per_worker=float(gpus),
+                            gpu_chunk_size=gpu_chunk)
 
 
 def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:

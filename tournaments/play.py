@@ -1,7 +1,8 @@
 """Playing one chunk of a tournament: its games as one jitted, vmapped call.
 
-A `ChunkPlayer` compiles once for its config (batch padded to the chunk size) and turns a list
-of planned games into rows of the `games`, `seats` and `deals` tables. The games of one
+A `ChunkPlayer` compiles once for its config (batch padded to a number of whole chunks: one
+on a CPU, more on a GPU) and turns chunks of planned games into rows of the `games`, `seats`
+and `deals` tables, chunk by chunk. The games of one
 duplicate group share a game key, so they get the same deals (`kanjax.rollout` keys chance
 by the deal). A finished deal is recorded through the env's views: `deal_facts` inside the
 jitted loop (up to `max_deals` of them a game), `deal_row` for its row.
@@ -66,10 +67,11 @@ class ChunkPlayer:
     at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
     he nor his bot's other seats gain from it."""
 
-    def __init__(self, cfg: TournamentConfig) -> None:
+    def __init__(self, cfg: TournamentConfig, units: int = 1) -> None:
         from tournaments.bots import host_bot
 
         self.cfg = cfg
+        self.batch = cfg.chunk_size * units  # games a batch: `units` whole chunks
         self.env = env = kanjax.make(cfg.game, **cfg.flags)
         self.host = {i: host_bot(b) for i, b in enumerate(cfg.bots) if b.kind in HOST_KINDS}
         self.pimc = {i: pimc_bot(b, env, cfg.flags) for i, b in enumerate(cfg.bots)
@@ -159,20 +161,31 @@ class ChunkPlayer:
                 "forfeit": carry["forfeit"], "actions": carry["actions"],
                 "ndeals": carry["ndeals"], "rows": carry["rows"]}
 
-    # ---- a chunk ---------------------------------------------------------------------------
-    def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
-        """Rows of the `games`, `seats` and `deals` tables for these games."""
-        size = self.cfg.chunk_size
-        padded = games + [games[-1]] * (size - len(games))  # one compiled batch size
+    # ---- chunks ------------------------------------------------------------------------
+    def play(self, work: list[tuple[int, list[PlannedGame]]]
+             ) -> list[tuple[int, dict[str, list[dict]]]]:
+        """Each chunk (first game id, games) of `work` with its rows of the `games`, `seats`
+        and `deals` tables; the chunks play as one batch (at most `batch` games)."""
+        games = [g for _, chunk in work for g in chunk]
+        out, reasons = self._play_games(games)
+        done, start = [], 0
+        for chunk, part in work:
+            end = start + len(part)
+            mine = {i - start: r for i, r in reasons.items() if start <= i < end}
+            done.append((chunk, self._rows(chunk, part, jax.tree.map(
+                lambda x, a=start, b=end: x[a:b], out), mine)))
+            start = end
+        return done
+
+    def _play_games(self, games: list[PlannedGame]) -> tuple[dict, dict[int, str]]:
+        """(outputs, forfeit reasons by game index) of these games, as one batch."""
+        padded = games + [games[-1]] * (self.batch - len(games))  # one compiled batch size
         root = jax.random.PRNGKey(self.cfg.seed)
         gkeys = jnp.stack([game_key(root, g.deal_seed) for g in padded])
         seating = jnp.asarray([g.bots for g in padded], jnp.int32)
         if self.host or self.pimc:
-            out, reasons = self._play_on_host(gkeys, seating, len(games))
-        else:
-            out = jax.tree.map(np.asarray, self._run(self._params, gkeys, seating))
-            reasons = {}
-        return self._rows(chunk, games, out, reasons)
+            return self._play_on_host(gkeys, seating, len(games))
+        return jax.tree.map(np.asarray, self._run(self._params, gkeys, seating)), {}
 
     def _play_on_host(self, gkeys, seating, live: int) -> tuple[dict, dict[int, str]]:
         """The host loop for games with Python / external / PIMC bots; returns (outputs,
