@@ -109,7 +109,8 @@ def test_params_are_jax_only_and_hashed_by_content(tmp_path):
     copy.write_bytes(open(net, "rb").read())
     assert parse_config(text).config_hash() == parse_config(
         text.replace(net, str(copy))).config_hash()
-    save_params(copy, init_params(kanjax.make("gonin_kan"), jax.random.PRNGKey(2), (8,)))
+    save_params(copy, init_params(kanjax.make("gonin_kan", n_rounds=1), jax.random.PRNGKey(2),
+                                   (8,)))
     assert parse_config(text).config_hash() != parse_config(
         text.replace(net, str(copy))).config_hash()
 
