@@ -2,10 +2,10 @@
 
 A `ChunkPlayer` compiles once for its config (batch padded to a number of whole chunks: one
 on a CPU, more on a GPU) and turns chunks of planned games into rows of the `games`, `seats`
-and `deals` tables, chunk by chunk. The games of one
-duplicate group share a game key, so they get the same deals (`kanjax.rollout` keys chance
-by the deal). A finished deal is recorded through the env's views: `deal_facts` inside the
-jitted loop (up to `max_deals` of them a game), `deal_row` for its row.
+and `deals` tables, chunk by chunk. The games of one duplicate group share a game key, so
+they get the same deals (`kanjax.rollout` keys chance by the deal). A finished deal is
+recorded through the env's views: `deal_facts` inside the jitted loop (up to `max_deals` of
+them a game), `deal_row` for its row.
 """
 
 from __future__ import annotations
