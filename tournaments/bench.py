@@ -1,6 +1,9 @@
 """`kanjax bench tournament`: a 2-bot tournament (the workload of
 configs/bench_tournament.toml) through Ray against the same chunks in one process without
-Ray, in the same run (Ray's overhead, measured, never asserted).
+Ray, in the same run (Ray's overhead, measured, never asserted); then the worked example's
+network (examples/policy_net, issue 28) against the heuristic bot as a `jax` bot, inside the
+batch (in process and through Ray), and as a `python` bot asked one move of one game at a
+time (in process, fewer games), in the same run.
 
 Rates are steady-state: games per second after each executor's first chunks (those include the
 one-time compile of every actor), over the same planned games.
@@ -10,14 +13,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tournaments.config import load_config
+from tournaments.config import TournamentConfig, load_config, parse_config
 from tournaments.runner import LocalExecutor, RayExecutor, run_tournament
 
-WORKLOAD = Path(__file__).resolve().parents[1] / "configs" / "bench_tournament.toml"
+ROOT = Path(__file__).resolve().parents[1]
+WORKLOAD = ROOT / "configs" / "bench_tournament.toml"
+NEURAL = f"""\
+[tournament]
+game = "gonin_kan"
+seed = 0
+[flags]
+n_rounds = 1
+[bots.net]
+kind = "jax"
+target = "examples.policy_net.gonin:make_policy"
+params = "{ROOT / 'examples' / 'policy_net' / 'gonin_net.npz'}"
+[bots.heuristic]
+kind = "heuristic"
+"""  # the example's network (`jax`) against the heuristic bot, 5-player Gonin Kan
+HOST_NET = "examples.policy_net.host_bot:NetBot"  # the same network as a `python` bot
 
 
 class _Timed:
@@ -48,20 +68,56 @@ def bench_tournament(deals: int = 48, chunk_size: int = 32, actors: int | None =
     result = {"game": base.game, "flags": base.flags, "bots": [b.name for b in base.bots],
               "deals": deals, "chunk_size": chunk_size}
     for mode in ("local", "ray"):
-        with tempfile.TemporaryDirectory() as out:
-            cfg = dataclasses.replace(base, output=out)
-            inner = LocalExecutor(cfg) if mode == "local" else RayExecutor(cfg, actors)
-            warm = 1 if mode == "local" else inner.n_actors
-            timed = _Timed(inner)
-            t0 = time.perf_counter()
-            run = run_tournament(cfg, progress=False, executor=timed)
-            result[mode] = {"games": run.games, "chunks": run.chunks_total,
-                            "wall_seconds": round(time.perf_counter() - t0, 2),
-                            "warm_chunks": warm,
-                            "games_per_second": round(timed.rate(warm), 1)}
+        result[mode] = _measure(base, mode, actors)
     result["ray_vs_local"] = round(result["ray"]["games_per_second"]
                                    / result["local"]["games_per_second"], 3)
     return result
+
+
+def _measure(base: TournamentConfig, mode: str, actors: int | None = None) -> dict:
+    """The tournament `base` played into a fresh folder by one executor ("local" or "ray"):
+    games, chunks, wall time, steady-state games/s."""
+    with tempfile.TemporaryDirectory() as out:
+        cfg = dataclasses.replace(base, output=out)
+        inner = LocalExecutor(cfg) if mode == "local" else RayExecutor(cfg, actors)
+        warm = 1 if mode == "local" else inner.n_actors
+        timed = _Timed(inner)
+        t0 = time.perf_counter()
+        run = run_tournament(cfg, progress=False, executor=timed)
+        return {"games": run.games, "chunks": run.chunks_total,
+                "wall_seconds": round(time.perf_counter() - t0, 2), "warm_chunks": warm,
+                "games_per_second": round(timed.rate(warm), 1)}
+
+
+def bench_neural(deals: int = 96, host_deals: int = 24, chunk_size: int = 128,
+                 actors: int | None = None) -> dict:
+    """The example's network against the heuristic bot: as a `jax` bot in process and
+    through Ray (`deals` deal seeds), and as a one-move-at-a-time `python` bot in process
+    (`host_deals` deal seeds: it is slow; at least two chunks, the first one not timed);
+    chunks of `chunk_size` games for both (a batch of 128 is what a batched bot is for)."""
+    _example_on_path()
+    base = dataclasses.replace(parse_config(NEURAL, "bench_tournament.NEURAL"), deals=deals,
+                               chunk_size=chunk_size)
+    host = dataclasses.replace(base, deals=host_deals, bots=tuple(
+        dataclasses.replace(b, kind="python", target=HOST_NET, params="")
+        if b.kind == "jax" else b for b in base.bots))
+    result = {"game": base.game, "flags": base.flags, "bots": [b.name for b in base.bots],
+              "deals": deals, "host_deals": host_deals, "chunk_size": chunk_size,
+              "jax_local": _measure(base, "local"), "jax_ray": _measure(base, "ray", actors),
+              "python_local": _measure(host, "local")}
+    result["jax_vs_python"] = round(result["jax_local"]["games_per_second"]
+                                    / result["python_local"]["games_per_second"], 1)
+    return result
+
+
+def _example_on_path() -> None:
+    """examples/ is not installed: the repository root goes on the path of this process and
+    (PYTHONPATH) of the Ray workers and bot processes it starts."""
+    root = str(ROOT)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)
 
 
 def format_bench(r: dict) -> str:
@@ -78,7 +134,23 @@ def format_bench(r: dict) -> str:
     return "\n".join(lines)
 
 
+def format_neural(r: dict) -> str:
+    lines = [f"the example's network vs heuristic: {r['game']} n_rounds={r['flags']['n_rounds']}"
+             f", chunk {r['chunk_size']}",
+             f"{'network as':>20} {'games':>6} {'chunks':>6} {'wall s':>7} {'games/s':>8}"]
+    for mode, label in (("jax_local", "jax, in process"), ("jax_ray", "jax, Ray"),
+                        ("python_local", "python, in process")):
+        m = r[mode]
+        lines.append(f"{label:>20} {m['games']:>6} {m['chunks']:>6} {m['wall_seconds']:>7} "
+                     f"{m['games_per_second']:>8}")
+    lines.append(f"jax bot / python bot, in process, games/s: {r['jax_vs_python']:.1f}x")
+    return "\n".join(lines)
+
+
 def main(args) -> None:
     result = bench_tournament()
     print(format_bench(result))
     print(json.dumps(result))
+    neural = bench_neural()
+    print(format_neural(neural))
+    print(json.dumps(neural))

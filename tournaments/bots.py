@@ -1,14 +1,17 @@
-"""Bots that run on the host, one move at a time, each in a process of its own: Python
-objects and external engines.
+"""Bots that run on the host, each in a process of its own: Python objects and external
+engines, asked one move at a time or, batched, for every game of a chunk waiting on them.
 
 Python bot (`kind = "python"`, `target = "package.module:Class"`): `Class()` is built once
 per worker, in a child process (`python -m tournaments.bots package.module:Class`);
 `act(observation, legal_actions) -> action` gets the observation (a numpy array laid out,
 typed and bounded as the game's `env.observation_spec()` says) and the legal action ids, and
-returns one of them. What it prints goes to stderr. A bot that does not answer in time is
-killed with its process, so a stuck `act` costs that game and nothing else (a fresh process,
-with the bot built afresh, takes the next move); building it is not counted in the time
-limit.
+returns one of them. A class with `act_batch(observations, legal_masks) -> actions` is asked
+once a step for all the games of the chunk where it is to move (numpy arrays: the
+observations [n, obs], the legal masks bool[n, num_actions]; it returns n action ids), so an
+engine in PyTorch or behind a server plays at batch speed. What it prints goes to stderr. A
+bot that does not answer in time is killed with its process, so a stuck `act` costs that game
+(a stuck `act_batch` those of the batch) and nothing else (a fresh process, with the bot built
+afresh, takes the next move); building it is not counted in the time limit.
 
 External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
 reads one JSON object per line on stdin and answers each `act` request with one JSON line on
@@ -18,22 +21,33 @@ stdout that echoes the request's `id`:
         "legal_actions": [12, 25, 52], "action_names": ["<name of 12>", "<name of 25>", ...]}
     <- {"id": 7, "action": 25}
 
-Every request is a whole position (the observation), and ids grow by one a request; the
-time limit of the first request to a fresh process includes the process's start-up. Lines
-that are not the reply to the current request (not JSON, another id: a banner, a stale
-answer) are skipped and logged with the bot's name; a stale answer is never played. The
-engine receives `{"type": "quit"}` when the worker closes (then stdin ends). Anything it
-writes on stderr is ignored.
+An engine whose config says `batch = true` gets instead, once a step, one request for all the
+games of the chunk where it is to move (each entry what an `act` request says of its game),
+and answers with their actions, in order:
 
-A bot that raises, crashes, answers late (`time_limit` seconds per move) or chooses an
-illegal action raises `BotFault`; the tournament records a forfeit of that game for it and
-goes on. A process that breaks the protocol (exits, or no reply within the time limit) is
-killed, and the next request starts a fresh one: since a request carries the whole position,
-that resynchronises it (as cutechess restarts an engine and re-sends the position).
+    -> {"type": "act_batch", "id": 8, "game": "<game>", "requests": [{"player": 3,
+        "observation": [...], "legal_actions": [...], "action_names": [...]}, ...]}
+    <- {"id": 8, "actions": [25, 4, ...]}
+
+Every request is a whole position (the observation), and ids grow by one a request; the
+time limit (`time_limit`: a move, or a whole batch) of the first request to a fresh process
+includes the process's start-up. Lines that are not the reply to the current request (not
+JSON, another id: a banner, a stale answer) are skipped and logged with the bot's name; a
+stale answer is never played. The engine receives `{"type": "quit"}` when the worker closes
+(then stdin ends). Anything it writes on stderr is ignored.
+
+A bot that raises, crashes, answers late (`time_limit` seconds per move or batch) or chooses
+an illegal action raises `BotFault`; the tournament records a forfeit of that game (of every
+game of a batch that failed as a whole; of each game of a batch whose action is illegal) for
+it and goes on, keeping every game played. A process that breaks the protocol (exits, or no
+reply within the time limit) is killed, and the next request starts a fresh one: since a
+request carries the whole position, that resynchronises it (as cutechess restarts an engine
+and re-sends the position).
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import importlib
 import itertools
@@ -45,6 +59,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,6 +74,9 @@ LOGGED_SKIPS = 3  # skipped lines logged a request (an engine may flood its stdo
 
 class BotFault(Exception):
     """A host bot failed a move: the reason is the message (crash, timeout, illegal)."""
+
+
+Move = int | BotFault  # a game's action, or why its bot has none
 
 
 class ExternalBot:
@@ -95,12 +113,47 @@ class ExternalBot:
             self.buffer = b""
         return self.proc
 
+    @property
+    def batched(self) -> bool:
+        """Whether the bot answers batched requests."""
+        return self.spec.batch
+
+    def moves(self, game: str, players: np.ndarray, observations: np.ndarray,
+              masks: np.ndarray, name: Callable[[int], str]) -> list[Move]:
+        """The bot's move in each of n games where it is to move (`players` int[n], the
+        movers' `observations` [n, obs], legal `masks` bool[n, num_actions], `name` of an
+        action): one batched request if the bot takes them, else a request a game."""
+        legal = [np.flatnonzero(m).tolist() for m in masks]
+        try:
+            if self.batched:
+                return _checked(self._act_batch(game, players, observations, masks, legal,
+                                                name), legal)
+        except BotFault as fault:
+            return [fault] * len(legal)
+        out: list[Move] = []
+        for p, obs, lg in zip(players, observations, legal, strict=True):
+            try:
+                out.append(self.act(game, int(p), obs, lg, [name(a) for a in lg]))
+            except BotFault as fault:
+                out.append(fault)
+        return out
+
     def act(self, game: str, player: int, observation: np.ndarray, legal: list[int],
             names: list[str]) -> int:
         reply = self._ask({"type": "act", "game": game, "player": player,
                            "observation": observation.tolist(), "legal_actions": list(legal),
                            "action_names": names})
         return check_legal(reply.get("action"), legal)
+
+    def _act_batch(self, game: str, players: np.ndarray, observations: np.ndarray,
+                   masks: np.ndarray, legal: list[list[int]],
+                   name: Callable[[int], str]) -> list:
+        """The actions (unchecked) of one batched request."""
+        reply = self._ask({"type": "act_batch", "game": game, "requests": [
+            {"player": int(p), "observation": obs.tolist(), "legal_actions": lg,
+             "action_names": [name(a) for a in lg]}
+            for p, obs, lg in zip(players, observations, legal, strict=True)]})
+        return reply.get("actions")
 
     def _ask(self, request: dict) -> dict:
         """The reply to `request`, sent with the next id (BotFault if none comes in time)."""
@@ -182,6 +235,14 @@ class PythonBot(ExternalBot):
     def __init__(self, spec: BotSpec) -> None:
         super().__init__(spec)
         self.broken = ""  # why the bot cannot play (its process failed to start)
+        self.has_batch = False  # its class has act_batch (its process says so when ready)
+
+    @property
+    def batched(self) -> bool:
+        if self.proc is None:
+            with contextlib.suppress(BotFault):  # a broken bot faults on its next request
+                self._start()
+        return self.has_batch
 
     def _command(self) -> list[str]:
         return [sys.executable, "-m", "tournaments.bots", self.spec.target]
@@ -198,7 +259,7 @@ class PythonBot(ExternalBot):
         proc = super()._start()
         if fresh:  # wait for the bot to be built (not counted in the time limit)
             try:
-                self._reply(0, STARTUP_LIMIT, "not ready")
+                self.has_batch = bool(self._reply(0, STARTUP_LIMIT, "not ready").get("batch"))
             except BotFault as fault:
                 self.broken = f"{fault} (starting {self.spec.target})"
                 raise BotFault(self.broken) from None
@@ -212,6 +273,41 @@ class PythonBot(ExternalBot):
             raise BotFault(reply["fault"])
         return check_legal(reply.get("action"), legal)
 
+    def _act_batch(self, game: str, players: np.ndarray, observations: np.ndarray,
+                   masks: np.ndarray, legal: list[list[int]],
+                   name: Callable[[int], str]) -> list:
+        """The arrays travel as base64 bytes (JSON lists of a chunk's observations would
+        cost more than many a bot's move)."""
+        reply = self._ask({"type": "act_batch", "observations": _pack(observations),
+                           "masks": _pack(masks)})
+        if "fault" in reply:
+            raise BotFault(reply["fault"])
+        return reply.get("actions")
+
+
+def _pack(a: np.ndarray) -> dict:
+    return {"data": base64.b64encode(np.ascontiguousarray(a).tobytes()).decode(),
+            "dtype": a.dtype.str, "shape": list(a.shape)}
+
+
+def _unpack(d: dict) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(d["data"]), d["dtype"]).reshape(d["shape"])
+
+
+def _checked(actions, legal: Sequence[list[int]]) -> list[Move]:
+    """Each game's action of a batched reply if legal there, else its BotFault; a reply that
+    is not one action a game faults every game."""
+    if not isinstance(actions, list | np.ndarray) or len(actions) != len(legal):
+        raise BotFault(f"illegal: a batch of {len(legal)} games answered with "
+                       f"{str(actions)[:40]}")
+    out: list[Move] = []
+    for a, lg in zip(actions, legal, strict=True):
+        try:
+            out.append(check_legal(a, lg))
+        except BotFault as fault:
+            out.append(fault)
+    return out
+
 
 def serve(target: str) -> None:
     """The process of a Python bot: builds `target` ("module:Class"), says it is ready (a
@@ -224,12 +320,13 @@ def serve(target: str) -> None:
         bot, broken = getattr(importlib.import_module(module), name)(), ""
     except Exception as err:  # noqa: BLE001 - a bot that cannot be built forfeits its moves
         bot, broken = None, f"crash: cannot build {target}: {err!r}"
-    print(json.dumps({"id": 0, "ready": True}), file=out)
+    print(json.dumps({"id": 0, "ready": True, "batch": hasattr(bot, "act_batch")}), file=out)
     for line in sys.stdin:
         request = json.loads(line)
         if request["type"] == "quit":
             return
-        reply = {"fault": broken} if broken else _move(bot, request)
+        move = _moves if request["type"] == "act_batch" else _move
+        reply = {"fault": broken} if broken else move(bot, request)
         print(json.dumps({"id": request["id"], **reply}), file=out)
 
 
@@ -243,6 +340,20 @@ def _move(bot, request: dict) -> dict:
         return {"fault": str(fault)}
     except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
         return {"fault": f"crash: {err!r}"}
+
+
+def _moves(bot, request: dict) -> dict:
+    """The reply of `bot` to a batched request: its actions (checked by the caller), or the
+    fault of the batch."""
+    try:
+        actions = np.asarray(bot.act_batch(_unpack(request["observations"]),
+                                           _unpack(request["masks"])))
+    except Exception as err:  # noqa: BLE001 - a crashing bot forfeits
+        return {"fault": f"crash: {err!r}"}
+    if actions.ndim != 1 or not np.issubdtype(actions.dtype, np.integer):
+        return {"fault": f"illegal: act_batch returned {actions.dtype}{list(actions.shape)}, "
+                         "not one integer action a game"}
+    return {"actions": actions.tolist()}
 
 
 def check_legal(action, legal: list[int]) -> int:

@@ -32,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--address", help="a Ray cluster to join (default: RAY_ADDRESS, or the "
                                      "config's ray_address, or a local Ray)")
     r.add_argument("--local", action="store_true", help="run in this process, without Ray")
-    r.add_argument("--actors", type=int, help="Ray actors (default: one per CPU)")
+    r.add_argument("--actors", type=int, help="CPU Ray actors (default: one per CPU that GPU "
+                                              "workers leave)")
+    r.add_argument("--gpus", type=float, metavar="N",
+                   help="GPUs a GPU worker asks for (the config's gpus_per_worker; 0.5: two "
+                        "share one); with no GPU, the run plays on CPU workers")
     r.add_argument("--report", action="store_true", help="print the report when done")
     r.set_defaults(fn=_run)
 
@@ -55,6 +59,10 @@ def _run(args) -> None:
     cfg = load_config(args.config)
     address = args.address or os.environ.get("RAY_ADDRESS") or cfg.ray_address
     cfg = dataclasses.replace(cfg, output=args.output or cfg.output, ray_address=address)
+    if args.gpus is not None:
+        if args.gpus < 0:
+            raise ValueError(f"--gpus {args.gpus:g}: must be >= 0")
+        cfg = dataclasses.replace(cfg, gpus_per_worker=args.gpus)
     if address and not args.local:
         join_ray_cluster(address)
     result = run_tournament(cfg, local=args.local, actors=args.actors)

@@ -14,15 +14,26 @@
     seatings = "distinct"       # optional: play each distinct seating of a group once
                                 # (default "rotations": lcm(bots, players) rotations, some
                                 # of them the same seating; `tournaments.plan.seatings`)
+    gpus_per_worker = 0         # optional: GPUs a Ray worker asks for (0.5: two share one);
+                                # as many GPU workers as the cluster's GPUs allow, beside the
+                                # CPU workers (`kanjax tournament run --gpus N` sets it); with
+                                # no GPU the run plays on CPU workers, saying so
+    gpu_chunk_size = 4096       # optional: games a GPU worker plays in one batch (whole
+                                # chunks of chunk_size; default by device kind, DEVICE_CHUNK)
 
     [flags]                     # the game's variant flags (its rules file), optional
 
     [bots.random]               # name -> spec
-    kind = "random"             # random | heuristic | pimc | python ("module:Class") | external
+    kind = "random"             # random | heuristic | pimc | jax | python | external
     version = "1"
     # heuristic: the game's own (`Env.heuristic`); pimc (solvers.pimc, the games it
     # supports): samples = 16 layouts a move, budget = 5000 search nodes a problem,
-    # max_cards = 6 (searches from 6 cards in hand on)
+    # max_cards = 6 (searches from 6 cards in hand on); jax (`tournaments.policies`):
+    # target = "module:make_policy", params = "path.npz" (optional; relative to the working
+    # directory; its content, not its path, is in the config hash); python
+    # (`tournaments.bots`): target = "module:Class"; external: command = "engine --flags",
+    # batch = true if it answers batched requests; python and external: time_limit = 10.0
+    # seconds a move (a batched request: a batch)
 
     [ab]                        # only for format = "ab"
     candidate = "heuristic"
@@ -55,6 +66,7 @@ from typing import Any
 
 import kanjax
 from kanjax.bots import has_heuristic
+from tournaments.policies import policy_problem
 
 FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
 SEATINGS = ("rotations", "distinct")  # `tournaments.plan.seatings`
@@ -62,16 +74,19 @@ BOT_KINDS = {
     "random": (),
     "heuristic": (),
     "pimc": (),  # solvers.pimc: sampled layouts solved by the batched double-dummy search
+    "jax": ("target",),  # "module:make_policy", a jittable policy (tournaments.policies)
     "python": ("target",),  # "module:Class", an object with act(observation, legal_actions)
     "external": ("command",),  # an engine process speaking the line protocol
 }
 PIMC_KEYS = {"samples": 16, "budget": 5_000, "max_cards": 6}  # pimc settings, defaults
-BOT_KEYS = {"kind", "version", "target", "command", "time_limit", *PIMC_KEYS}
+BOT_KEYS = {"kind", "version", "target", "command", "time_limit", "params", "batch",
+            *PIMC_KEYS}
 TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "ray_address",
-                   "forfeit_score", "seatings"}
+                   "forfeit_score", "seatings", "gpus_per_worker", "gpu_chunk_size"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
-RUN_ONLY = ("output", "ray_address", "chunk_size", "deals")  # not in the config hash
+RUN_ONLY = ("output", "ray_address", "chunk_size", "deals", "gpus_per_worker",
+            "gpu_chunk_size")  # not in the config hash
 
 
 class ConfigError(ValueError):
@@ -85,7 +100,9 @@ class BotSpec:
     version: str = "1"
     target: str = ""
     command: str = ""
-    time_limit: float = 10.0  # seconds per move for Python and external bots
+    time_limit: float = 10.0  # seconds per move (or batch) for Python and external bots
+    params: str = ""  # jax: the absolute path of the policy's parameters (.npz), if any
+    batch: bool = False  # external: the engine answers batched requests
     samples: int = PIMC_KEYS["samples"]  # pimc: hidden-hand layouts a decision
     budget: int = PIMC_KEYS["budget"]  # pimc: search nodes a problem
     max_cards: int = PIMC_KEYS["max_cards"]  # pimc: searches with at most this many cards
@@ -106,6 +123,8 @@ class TournamentConfig:
     champion: str = ""
     forfeit_score: float | None = None  # None: the game's `Env.worst_score`
     seatings: str = "rotations"  # SEATINGS: which seatings a duplicate group plays
+    gpus_per_worker: float = 0.0  # GPUs a GPU worker asks Ray for (0: CPU workers only)
+    gpu_chunk_size: int = 0  # games a GPU worker plays at once (0: DEVICE_CHUNK's)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -124,6 +143,12 @@ class TournamentConfig:
             d.pop("seatings")
         bots = d.pop("bots")
         d["bot_order"] = [b["name"] for b in bots]  # bot indices seat the planned games
+        for b in bots:  # keys added later count only when set (older hashes stay)
+            if b["params"]:  # the checkpoint's content, wherever it lies
+                b["params"] = hashlib.sha256(Path(b["params"]).read_bytes()).hexdigest()[:16]
+            for key in ("params", "batch"):
+                if not b[key]:
+                    b.pop(key)
         d["bots"] = {b.pop("name"): b for b in bots}
         d["engine_version"] = self.engine_version()
         return d
@@ -214,6 +239,10 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
         problem = _kind_problem(b.kind, env)
         if problem:
             raise where.error(problem, f"bots.{b.name}", "kind")
+        if b.kind == "jax":
+            problem, key = policy_problem(b.target, b.params, env)
+            if problem:
+                raise where.error(problem, f"bots.{b.name}", key)
     names = [b.name for b in bots]
     if fmt == "duplicate" and len(bots) > env.num_players:
         raise where.error(
@@ -237,6 +266,13 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     address = t.get("ray_address", "")
     if not isinstance(address, str):
         raise where.error("must be a string (\"\" for a local Ray)", "tournament", "ray_address")
+    gpus = t.get("gpus_per_worker", 0)
+    if not isinstance(gpus, int | float) or isinstance(gpus, bool) or not 0 <= gpus < 1e6:
+        raise where.error(f"must be a number >= 0, got {gpus!r}", "tournament",
+                          "gpus_per_worker")
+    gpu_chunk = t.get("gpu_chunk_size", 0)
+    if gpu_chunk:
+        _positive_int(where, "tournament", "gpu_chunk_size", gpu_chunk)
     forfeit = t.get("forfeit_score")
     if forfeit is not None and (not isinstance(forfeit, int | float) or isinstance(forfeit, bool)
                                 or not math.isfinite(forfeit)):
@@ -245,7 +281,8 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
                             seed=seed, chunk_size=chunk, output=output, ray_address=address,
                             ab=ab, champion=champion,
                             forfeit_score=None if forfeit is None else float(forfeit),
-                            seatings=seatings)
+                            seatings=seatings, gpus_per_worker=float(gpus),
+                            gpu_chunk_size=gpu_chunk)
 
 
 def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
@@ -278,9 +315,18 @@ def _parse_bots(where: _Where, raw: dict) -> tuple[BotSpec, ...]:
             if kind != "pimc":
                 raise where.error(f"only pimc bots take {key}", section, key)
             _positive_int(where, section, key, spec[key])
+        for key, kinds, want in (("params", ("jax",), str), ("batch", ("external",), bool)):
+            if key in spec and kind not in kinds:
+                raise where.error(f"only {' and '.join(kinds)} bots take {key}", section, key)
+            if not isinstance(spec.get(key, want()), want):
+                raise where.error(f"must be {'a path' if want is str else 'true or false'}, "
+                                  f"got {spec[key]!r}", section, key)
+        params = spec.get("params", "")
         bots.append(BotSpec(name=name, kind=kind, version=str(spec.get("version", "1")),
                             target=spec.get("target", ""), command=spec.get("command", ""),
                             time_limit=float(limit),
+                            params=str(Path(params).resolve()) if params else "",
+                            batch=spec.get("batch", False),
                             **{k: spec.get(k, d) for k, d in PIMC_KEYS.items()}))
     return tuple(bots)
 
@@ -308,8 +354,9 @@ def _host_bot_problem(kind: str, spec: dict) -> str:
             obj = getattr(importlib.import_module(module), name, None)
         except Exception as err:  # noqa: BLE001 - any import failure is a config error
             return f"cannot import {module!r}: {err!r}"
-        if obj is None or not hasattr(obj, "act"):
-            return f"{spec['target']!r} is not a class with an act(observation, legal) method"
+        if obj is None or not (hasattr(obj, "act") or hasattr(obj, "act_batch")):
+            return (f"{spec['target']!r} is not a class with an act(observation, legal) or "
+                    "act_batch(observations, legal_masks) method")
     if kind == "external":
         words = shlex.split(spec["command"])
         if not words or shutil.which(words[0]) is None:

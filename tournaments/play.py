@@ -1,10 +1,11 @@
 """Playing one chunk of a tournament: its games as one jitted, vmapped call.
 
-A `ChunkPlayer` compiles once for its config (batch padded to the chunk size) and turns a list
-of planned games into rows of the `games`, `seats` and `deals` tables. The games of one
-duplicate group share a game key, so they get the same deals (`kanjax.rollout` keys chance
-by the deal). A finished deal is recorded through the env's views: `deal_facts` inside the
-jitted loop (up to `max_deals` of them a game), `deal_row` for its row.
+A `ChunkPlayer` compiles once for its config (batch padded to a number of whole chunks: one
+on a CPU, more on a GPU) and turns chunks of planned games into rows of the `games`, `seats`
+and `deals` tables, chunk by chunk. The games of one duplicate group share a game key, so
+they get the same deals (`kanjax.rollout` keys chance by the deal). A finished deal is
+recorded through the env's views: `deal_facts` inside the jitted loop (up to `max_deals` of
+them a game), `deal_row` for its row.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from kanjax.rollout import Policy, game_key, propose
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
+from tournaments.policies import bind, load_params, make_policy
 
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
@@ -40,49 +42,56 @@ def pimc_bot(spec: BotSpec, env, flags: dict):
 
 
 def jax_policy(spec: BotSpec, env) -> Policy:
-    """The jittable policy of a bot spec."""
+    """The jittable policy of a bot spec (a jax bot's with parameters takes them first)."""
     if spec.kind == "random":
         return make_random(env)
     if spec.kind == "heuristic":
         return make_heuristic(env)
+    if spec.kind == "jax":
+        return make_policy(spec.target, env)
     raise ValueError(f"bot {spec.name!r}: kind {spec.kind!r} is not a JAX policy")
 
 
 class ChunkPlayer:
     """Plays chunks of games of one tournament config (compiled once).
 
-    With JAX bots only, a chunk is one jitted call: a `while_loop` of batched steps. With
-    Python or external bots (`tournaments.bots`) or PIMC bots the batched step is jitted and
-    the loop runs on the host, asking those bots for their moves (a PIMC bot decides every
-    game where it is to move in one batched search); a bot that fails a move forfeits the
-    game (the env's illegal-action path) and the reason is recorded.
+    With JAX bots only (the built-in ones and users' `jax` bots, `tournaments.policies`,
+    whose parameters are loaded once and passed to the compiled functions), a chunk is one
+    jitted call: a `while_loop` of batched steps. With Python or external bots
+    (`tournaments.bots`) or PIMC bots the batched step is jitted and the loop runs on the
+    host, asking those bots for their moves (a PIMC bot, or a host bot that takes batches,
+    decides every game where it is to move in one call); a bot that fails a move forfeits
+    the game (the env's illegal-action path) and the reason is recorded.
 
     A forfeit is a loss: the step that forfeits pays nobody, and the offender's match score is
     at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
     he nor his bot's other seats gain from it."""
 
-    def __init__(self, cfg: TournamentConfig) -> None:
+    def __init__(self, cfg: TournamentConfig, units: int = 1) -> None:
         from tournaments.bots import host_bot
 
         self.cfg = cfg
+        self.batch = cfg.chunk_size * units  # games a batch: `units` whole chunks
         self.env = env = kanjax.make(cfg.game, **cfg.flags)
         self.host = {i: host_bot(b) for i, b in enumerate(cfg.bots) if b.kind in HOST_KINDS}
         self.pimc = {i: pimc_bot(b, env, cfg.flags) for i, b in enumerate(cfg.bots)
                      if b.kind == "pimc"}
-        policies = tuple(uniform_random if i in self.host or i in self.pimc
-                         else jax_policy(b, env) for i, b in enumerate(cfg.bots))
+        self._policies = tuple(uniform_random if i in self.host or i in self.pimc
+                               else jax_policy(b, env) for i, b in enumerate(cfg.bots))
+        self._params = tuple(jax.device_put(load_params(b.params)) if b.params else None
+                             for b in cfg.bots)
         self.max_deals = env.max_deals
         self.config_hash = cfg.config_hash()
         self.forfeit_score = env.worst_score if cfg.forfeit_score is None else cfg.forfeit_score
-        self._policies = policies
-        # Players of the same game, flags and bot kinds share compiled functions.
+        # Players of the same game, flags and bots (a jax bot: its target) share compiled
+        # functions (a jax bot's parameters are their argument).
         key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
-               tuple("host" if i in self.host or i in self.pimc else b.kind
-                     for i, b in enumerate(cfg.bots)))
+               tuple("host" if i in self.host or i in self.pimc else
+                     (b.kind, b.target, bool(b.params)) for i, b in enumerate(cfg.bots)))
         if key not in _COMPILED:
             _COMPILED[key] = {
                 "start": jax.jit(jax.vmap(self._start_game)),
-                "propose": jax.jit(jax.vmap(self._propose_move)),
+                "propose": jax.jit(jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))),
                 "advance": jax.jit(self._advance_batch),
                 "run": jax.jit(self._whole_games),
             }
@@ -100,9 +109,11 @@ class ChunkPlayer:
                 "actions": jnp.full(steps, -1, jnp.int16), "rows": rows,
                 "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
-    def _propose_move(self, carry, gkey, seating):
-        """(the JAX bots' action, the step key, the mover's observation, the policy key)."""
-        return propose(self.env, self._policies, carry["state"], gkey, seating)
+    def _propose_move(self, params, carry, gkey, seating):
+        """(the JAX bots' action, the step key, the mover's observation, the policy key);
+        `params`: each bot's parameters (None: it has none)."""
+        policies = tuple(bind(p, w) for p, w in zip(self._policies, params, strict=True))
+        return propose(self.env, policies, carry["state"], gkey, seating)
 
     def _record(self, carry, action, s1):
         """The step from `carry`'s state with `action` to `s1`, recorded (actions, finished
@@ -131,10 +142,11 @@ class ChunkPlayer:
         s1 = self.env.step_batch(carry["state"], action, skey)
         return jax.vmap(self._record)(carry, action, s1)
 
-    def _whole_games(self, gkeys, seating):
+    def _whole_games(self, params, gkeys, seating):
         """Every game played to its end (games that end first stay put)."""
         def body(carry):
-            action, skey, _, _ = jax.vmap(self._propose_move)(carry, gkeys, seating)
+            action, skey, _, _ = jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))(
+                params, carry, gkeys, seating)
             return self._advance_batch(carry, action, skey)
 
         carry = jax.lax.while_loop(
@@ -149,19 +161,31 @@ class ChunkPlayer:
                 "forfeit": carry["forfeit"], "actions": carry["actions"],
                 "ndeals": carry["ndeals"], "rows": carry["rows"]}
 
-    # ---- a chunk ---------------------------------------------------------------------------
-    def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
-        """Rows of the `games`, `seats` and `deals` tables for these games."""
-        size = self.cfg.chunk_size
-        padded = games + [games[-1]] * (size - len(games))  # one compiled batch size
+    # ---- chunks ------------------------------------------------------------------------
+    def play(self, work: list[tuple[int, list[PlannedGame]]]
+             ) -> list[tuple[int, dict[str, list[dict]]]]:
+        """Each chunk (first game id, games) of `work` with its rows of the `games`, `seats`
+        and `deals` tables; the chunks play as one batch (at most `batch` games)."""
+        games = [g for _, chunk in work for g in chunk]
+        out, reasons = self._play_games(games)
+        done, start = [], 0
+        for chunk, part in work:
+            end = start + len(part)
+            mine = {i - start: r for i, r in reasons.items() if start <= i < end}
+            done.append((chunk, self._rows(chunk, part, jax.tree.map(
+                lambda x, a=start, b=end: x[a:b], out), mine)))
+            start = end
+        return done
+
+    def _play_games(self, games: list[PlannedGame]) -> tuple[dict, dict[int, str]]:
+        """(outputs, forfeit reasons by game index) of these games, as one batch."""
+        padded = games + [games[-1]] * (self.batch - len(games))  # one compiled batch size
         root = jax.random.PRNGKey(self.cfg.seed)
         gkeys = jnp.stack([game_key(root, g.deal_seed) for g in padded])
         seating = jnp.asarray([g.bots for g in padded], jnp.int32)
         if self.host or self.pimc:
-            out, reasons = self._play_on_host(gkeys, seating, len(games))
-        else:
-            out, reasons = jax.tree.map(np.asarray, self._run(gkeys, seating)), {}
-        return self._rows(chunk, games, out, reasons)
+            return self._play_on_host(gkeys, seating, len(games))
+        return jax.tree.map(np.asarray, self._run(self._params, gkeys, seating)), {}
 
     def _play_on_host(self, gkeys, seating, live: int) -> tuple[dict, dict[int, str]]:
         """The host loop for games with Python / external / PIMC bots; returns (outputs,
@@ -174,7 +198,7 @@ class ChunkPlayer:
             done = np.asarray(s.terminated | s.truncated)
             if done[:live].all():
                 break
-            actions, skeys, obs, pkeys = self._propose(carry, gkeys, seating)
+            actions, skeys, obs, pkeys = self._propose(self._params, carry, gkeys, seating)
             cur = np.asarray(s.current_player)
             mover = seats[np.arange(len(seats)), np.maximum(cur, 0)]
             for i, bot in self.pimc.items():
@@ -183,19 +207,18 @@ class ChunkPlayer:
                     actions = jnp.where(turn, bot.decide(pkeys, obs, s.legal_action_mask,
                                                          jnp.asarray(turn)), actions)
             actions = np.array(actions)
-            masks = np.asarray(s.legal_action_mask)
-            for g in range(live):
-                bot = seats[g][cur[g]]
-                if done[g] or bot not in self.host:
+            masks, obs = np.asarray(s.legal_action_mask), np.asarray(obs)
+            for i, bot in self.host.items():
+                games = np.flatnonzero((mover == i) & ~done & (np.arange(len(seats)) < live))
+                if not len(games):
                     continue
-                legal = [int(a) for a in np.flatnonzero(masks[g])]
-                names = [self.env.action_name(a) for a in legal]
-                try:
-                    actions[g] = self.host[bot].act(self.cfg.game, int(cur[g]),
-                                                    np.asarray(obs[g]), legal, names)
-                except BotFault as fault:
-                    reasons[g] = f"{self.cfg.bots[bot].name}: {fault}"
-                    actions[g] = -1  # out of range: the env's illegal-action forfeit
+                moves = bot.moves(self.cfg.game, cur[games], obs[games], masks[games],
+                                  self.env.action_name)
+                for g, move in zip(games, moves, strict=True):
+                    if isinstance(move, BotFault):
+                        reasons[g] = f"{self.cfg.bots[i].name}: {move}"
+                        move = -1  # out of range: the env's illegal-action forfeit
+                    actions[g] = move
             carry = self._advance_b(carry, jnp.asarray(actions, jnp.int32), skeys)
         return jax.tree.map(np.asarray, self._outputs(carry)), reasons
 

@@ -9,6 +9,11 @@ so Ctrl-C or a crashed worker loses no finished game and the same command resume
 chunk size; a config with more `deals` extends the folder. A chunk whose actor died is
 retried on a fresh actor. For the `ab` format a sequential test (SPRT) on complete duplicate
 groups stops the run when it decides.
+
+GPU workers (`gpus_per_worker` > 0): as many actors as the cluster's GPUs allow ask Ray for
+that many GPUs each, pin JAX to the device Ray gives them and play several chunks as one
+batch (`chunk_units`), beside CPU actors that never touch a GPU; a cluster without GPUs plays
+the same config on CPU actors, and the run says so once.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
+import itertools
 import logging
 import platform
 import signal
@@ -36,6 +42,55 @@ from tournaments.storage import Store, StoreError
 
 IN_FLIGHT_PER_ACTOR = 2
 CHUNK_RETRIES = 2
+DEVICE_CHUNK = {"gpu": 4096, "tpu": 4096}  # games a batch by device platform (cpu: chunk_size)
+Work = list[tuple[int, list[PlannedGame]]]  # chunks (first game id, games) played together
+
+
+def chunk_units(cfg: TournamentConfig, platform: str) -> int:
+    """How many chunks a worker on a device of `platform` plays as one batch: one on a CPU;
+    on an accelerator `gpu_chunk_size` games (default `DEVICE_CHUNK`'s), in whole chunks."""
+    if platform == "cpu":
+        return 1
+    return max(1, (cfg.gpu_chunk_size or DEVICE_CHUNK.get(platform, 0)) // cfg.chunk_size)
+
+
+def plan_workers(resources: dict[str, float], gpus_per_worker: float,
+                 actors: int | None) -> tuple[int, int, str]:
+    """(GPU workers, CPU workers, a note to say or "") for a Ray cluster's `resources`: as
+    many GPU workers as its GPUs allow at `gpus_per_worker` each (each drives its device from
+    a CPU), and `actors` CPU workers (default: one a CPU left; at least one when there is no
+    GPU worker). The note says that GPUs were asked for and the cluster has none."""
+    cpus, gpus = int(resources.get("CPU", 1)), resources.get("GPU", 0.0)
+    gpu = min(int(gpus / gpus_per_worker + 1e-9), cpus) if gpus_per_worker > 0 else 0
+    cpu = max(cpus - gpu if actors is None else actors, 0 if gpu else 1)
+    note = ""
+    if gpus_per_worker > 0 and not gpu:
+        note = (f"gpus_per_worker = {gpus_per_worker:g}, but the Ray cluster has no GPU: the "
+                f"run plays on {cpu} CPU worker{'s' * (cpu != 1)}")
+    return gpu, cpu, note
+
+
+def pin_device(gpu: bool):
+    """Pin this worker process's JAX to its device, before it computes anything: a GPU
+    worker to the first GPU Ray gave it (Ray sets CUDA_VISIBLE_DEVICES; memory allocated as
+    needed, so workers can share a GPU), a CPU worker to the CPU (it never touches a GPU).
+    Returns the device."""
+    import os
+
+    import jax
+
+    if gpu:
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    else:
+        jax.config.update("jax_platforms", "cpu")
+    device = jax.devices()[0]
+    jax.config.update("jax_default_device", device)
+    return device
+
+
+def note(message: str) -> None:
+    """Say something about the run once, on stderr."""
+    print(f"note: {message}", file=sys.stderr, flush=True)
 
 
 class ChunkFailed(RuntimeError):
@@ -275,17 +330,26 @@ def _resume_sprt(cfg: TournamentConfig, store: Store, groups: _GroupScores) -> d
 
 
 class LocalExecutor:
-    """Plays chunks in this process, one after another (tests, small runs)."""
+    """Plays chunks in this process, one after another (tests, small runs), on JAX's default
+    device (on a GPU, `chunk_units` chunks a batch)."""
 
     def __init__(self, cfg: TournamentConfig) -> None:
+        import jax
+
         from tournaments.play import ChunkPlayer
 
-        self.player = ChunkPlayer(cfg)
+        platform = jax.devices()[0].platform
+        if cfg.gpus_per_worker and platform == "cpu":
+            note(f"gpus_per_worker = {cfg.gpus_per_worker:g}, but JAX sees no GPU here: the "
+                 "run plays on the CPU")
+        self.units = chunk_units(cfg, platform)
+        self.player = ChunkPlayer(cfg, self.units)
         self.workers = 1
 
     def run(self, work: Iterator[tuple[int, list[PlannedGame]]]):
-        for chunk, games in work:
-            yield chunk, self.player.play(chunk, games)
+        work = iter(work)
+        while batch := list(itertools.islice(work, self.units)):
+            yield from self.player.play(batch)
 
     def close(self) -> None:
         self.player.close()
@@ -304,56 +368,67 @@ class RayExecutor:
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
                      ignore_reinit_error=True, logging_level=logging.WARNING)
         self.cfg = cfg
-        cpus = int(ray.available_resources().get("CPU", 1))
-        self.n_actors = self.workers = max(1, actors if actors else cpus)
+        gpu, cpu, said = plan_workers(ray.available_resources(), cfg.gpus_per_worker, actors)
+        if said:
+            note(said)
+        self.gpu = [True] * gpu + [False] * cpu  # by actor index
+        self.n_actors = self.workers = gpu + cpu
         self.actor_cls = ray.remote(num_cpus=1)(_ChunkActor)
-        self.actors = [self._new_actor() for _ in range(self.n_actors)]
+        self.actors = [self._new_actor(i) for i in range(self.n_actors)]
+        devices = ray.get([a.device.remote() for a in self.actors])
+        self.units = [units for _, units in devices]  # chunks a batch, by actor index
+        if any(g and platform == "cpu" for g, (platform, _) in zip(self.gpu, devices, strict=True)):
+            note("GPU workers found no GPU in JAX (pip install 'kanjax[gpu]'): they play on "
+                 "the CPU")
 
-    def _new_actor(self):
-        return self.actor_cls.remote(self.cfg)
+    def _new_actor(self, i: int):
+        """A new actor for index `i` (a GPU worker there asks for `gpus_per_worker` GPUs)."""
+        gpus = self.cfg.gpus_per_worker if self.gpu[i] else 0
+        return self.actor_cls.options(num_gpus=gpus).remote(self.cfg, self.gpu[i])
 
     def actor_pids(self) -> list[int]:
         return self.ray.get([a.pid.remote() for a in self.actors])
 
     def run(self, work: Iterator[tuple[int, list[PlannedGame]]]):
         ray = self.ray
-        pending: dict = {}  # object ref -> (actor index, actor, chunk, games, tries)
+        pending: dict = {}  # object ref -> (actor index, actor, work, tries)
         load = [0] * self.n_actors
         work = iter(work)
         exhausted = False
 
-        def submit(i: int, chunk: int, games: list[PlannedGame], tries: int) -> None:
+        def submit(i: int, batch: Work, tries: int) -> None:
             actor = self.actors[i]
-            pending[actor.play.remote(chunk, games)] = (i, actor, chunk, games, tries)
+            pending[actor.play.remote(batch)] = (i, actor, batch, tries)
             load[i] += 1
 
         while True:
             while not exhausted and min(load) < IN_FLIGHT_PER_ACTOR:
-                nxt = next(work, None)
-                if nxt is None:
+                i = load.index(min(load))
+                batch = list(itertools.islice(work, self.units[i]))
+                if not batch:
                     exhausted = True
                     break
-                submit(load.index(min(load)), *nxt, 0)
+                submit(i, batch, 0)
             if not pending:
                 return
             ready, _ = ray.wait(list(pending), num_returns=1)
             ref = ready[0]
-            i, actor, chunk, games, tries = pending.pop(ref)
+            i, actor, batch, tries = pending.pop(ref)
             load[i] -= 1
             try:
                 rows = ray.get(ref)
             except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as err:
                 if tries >= CHUNK_RETRIES:
-                    raise ChunkFailed(f"the chunk from game {chunk} failed {tries + 1} times: "
-                                      f"{err}") from err
+                    raise ChunkFailed(f"the chunk from game {batch[0][0]} failed {tries + 1} "
+                                      f"times: {err}") from err
                 # the actor died: replace it (once, though several of its chunks fail) and
                 # retry on its replacement; a second replacement would wait forever for a
                 # CPU the first one holds
                 if self.actors[i] is actor:
-                    self.actors[i] = self._new_actor()
-                submit(i, chunk, games, tries + 1)
+                    self.actors[i] = self._new_actor(i)
+                submit(i, batch, tries + 1)
                 continue
-            yield chunk, rows
+            yield from rows
 
     def close(self) -> None:
         closing = [a.close.remote() for a in self.actors]  # stop external engines
@@ -365,23 +440,29 @@ class RayExecutor:
 
 
 class _ChunkActor:
-    """A Ray actor holding one compiled `ChunkPlayer`."""
+    """A Ray actor holding one compiled `ChunkPlayer` on its device (`pin_device`)."""
 
-    def __init__(self, cfg: TournamentConfig) -> None:
+    def __init__(self, cfg: TournamentConfig, gpu: bool = False) -> None:
         import os
 
         os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false")
         from tournaments.play import ChunkPlayer
 
-        self.player = ChunkPlayer(cfg)
+        self.platform = pin_device(gpu).platform
+        self.units = chunk_units(cfg, self.platform)
+        self.player = ChunkPlayer(cfg, self.units)
+
+    def device(self) -> tuple[str, int]:
+        """(its device's platform, chunks it plays as one batch)."""
+        return self.platform, self.units
 
     def pid(self) -> int:
         import os
 
         return os.getpid()
 
-    def play(self, chunk: int, games: list[PlannedGame]) -> dict[str, list[dict]]:
-        return self.player.play(chunk, games)
+    def play(self, work: Work) -> list[tuple[int, dict[str, list[dict]]]]:
+        return self.player.play(work)
 
     def close(self) -> None:
         self.player.close()

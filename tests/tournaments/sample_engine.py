@@ -1,9 +1,9 @@
 """An external engine for the tournament tests, speaking the line protocol of
-`tournaments.bots`: it plays the last legal action. Misbehaviours, for the protocol tests:
-`--banner` prints a line that is no reply first; `--stale` sends each reply after a stale
-one (the previous id, the first legal action); `--crash-after N` exits at its request N+1;
-`--mute-after N` then prints only chatter; `--once FILE` misbehaves in the first process
-only (the one that creates FILE)."""
+`tournaments.bots`: it plays the last legal action (of each game of a batched request).
+Misbehaviours, for the protocol tests: `--banner` prints a line that is no reply first;
+`--stale` sends each reply after a stale one (the previous id, the first legal action);
+`--crash-after N` exits at its request N+1; `--mute-after N` then prints only chatter;
+`--once FILE` misbehaves in the first process only (the one that creates FILE)."""
 
 import argparse
 import itertools
@@ -40,8 +40,11 @@ def main() -> None:
         if args.stale:
             reply = {"id": request["id"] - 1, "action": request["legal_actions"][0]}
             print(json.dumps(reply), flush=True)
-        print(json.dumps({"id": request["id"], "action": request["legal_actions"][-1]}),
-              flush=True)
+        if request["type"] == "act_batch":
+            reply = {"actions": [r["legal_actions"][-1] for r in request["requests"]]}
+        else:
+            reply = {"action": request["legal_actions"][-1]}
+        print(json.dumps({"id": request["id"], **reply}), flush=True)
 
 
 if __name__ == "__main__":

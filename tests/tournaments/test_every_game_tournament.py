@@ -1,6 +1,8 @@
 """Every registered game through the tournament layer (issue 23): a tiny `--local`
-tournament of two random bots (one deal seed, the small flags its test folder declares,
-chunks of 4 games), its report under the game's role names, and a stored game out as a record
+tournament of users' engines (issue 28): a `jax` bot (a tiny network and its checkpoint,
+inside the batch) and a batched Python bot (a stub engine playing random legal moves, asked
+once a step for all its games); one deal seed, the small flags its test folder declares,
+chunks of 4 games. Its report under the game's role names, and a stored game out as a record
 (`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game is covered
 the moment it registers."""
 
@@ -16,6 +18,7 @@ import pytest
 import kanjax
 from kanjax.cli import main
 from tests.harness.golden import game_cases
+from tests.tournaments.user_policies import NET, tiny_net
 from tournaments.plan import seatings
 
 CONFIG = """\
@@ -30,11 +33,14 @@ output = "{out}"
 [flags]
 {flags}
 
-[bots.random]
-kind = "random"
+[bots.engine]
+kind = "python"
+target = "tests.tournaments.sample_bots:BatchRandom"
 
-[bots.other]
-kind = "random"
+[bots.net]
+kind = "jax"
+target = "{net}"
+params = "{params}"
 """
 
 
@@ -52,8 +58,9 @@ def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path):
     env = kanjax.make(game, **flags)
     out = tmp_path / "out"
     config = tmp_path / "t.toml"
-    config.write_text(CONFIG.format(game=game, out=out, flags="\n".join(
-        f"{k} = {json.dumps(v)}" for k, v in flags.items())))
+    config.write_text(CONFIG.format(game=game, out=out, net=NET, params=tiny_net(tmp_path, game),
+                                    flags="\n".join(f"{k} = {json.dumps(v)}"
+                                                     for k, v in flags.items())))
     n_games = len(seatings((0, 1), env.num_players))
 
     printed = kanjax_cli("tournament", "run", str(config), "--local", "--report")

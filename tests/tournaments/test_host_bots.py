@@ -1,7 +1,10 @@
 """Python bots and external engines in tournaments: they play, and a bot that crashes, hangs
 or plays an illegal move forfeits the game, with the reason stored; nothing is lost. Engine
 replies echo the request's id: other lines are skipped, and a broken engine is restarted
-(issue 22 items 2 and 6)."""
+(issue 22 items 2 and 6). Batched bots (issue 28): a Python class with `act_batch`, an engine
+with `batch = true`, are asked once a step for every game waiting on them, and play as the
+same bot one move at a time does; a batch that fails forfeits its games, an illegal action
+in it only its game."""
 
 from __future__ import annotations
 
@@ -164,3 +167,44 @@ def test_unknown_host_bots_fail_before_any_work():
                         limit=1)
     with pytest.raises(ConfigError, match=r"\[bots.guest\] command: program not found"):
         parse_config(bad)
+
+
+def test_a_batched_bot_is_asked_once_for_all_its_games():
+    bot = host_bot(BotSpec("guest", "python", target="tests.tournaments.sample_bots:BatchLast"))
+    masks = np.zeros((3, 6), bool)
+    masks[[0, 0, 1, 2], [1, 4, 2, 5]] = True
+    try:
+        assert bot.moves("g", np.array([0, 2, 1]), np.zeros((3, 4), np.int16), masks,
+                         str) == [4, 2, 5]
+        assert next(bot.ids) == 2  # one request
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize("guest", [
+    'kind = "python"\ntarget = "tests.tournaments.sample_bots:BatchLast"',
+    f'kind = "external"\ncommand = "{ENGINE}"\nbatch = true',
+])
+def test_batched_bots_play_as_the_engine_does_move_by_move(tmp_path, engine_games, guest):
+    games = run(tmp_path, guest, limit=2.0)
+    assert all(g["forfeit"] == -1 and same_play(g, engine_games[g["game_id"]]) for g in games)
+
+
+@pytest.mark.parametrize("cls,reason", [
+    ("BatchCrasher", "guest: crash: RuntimeError('boom')"),
+    ("BatchSleeper", "guest: timeout: no move within 0.5 s"),
+    ("BatchShort", "guest: illegal: a batch of "),  # n games answered with n + 1 actions
+])
+def test_a_failing_batch_forfeits_its_games(tmp_path, cls, reason):
+    games = run(tmp_path, f'kind = "python"\ntarget = "tests.tournaments.sample_bots:{cls}"')
+    assert all(g["forfeit"] in guest_seats(g) and g["forfeit_reason"].startswith(reason)
+               for g in games)
+
+
+def test_an_illegal_action_in_a_batch_forfeits_its_game_only(tmp_path, engine_games):
+    games = run(tmp_path, 'kind = "python"\n'
+                          'target = "tests.tournaments.sample_bots:BatchOnceIllegal"', limit=2.0)
+    lost = [g for g in games if g["forfeit"] != -1]
+    assert len(lost) == 1
+    assert lost[0]["forfeit_reason"] == "guest: illegal: action 999 is not legal here"
+    assert all(same_play(g, engine_games[g["game_id"]]) for g in games if g not in lost)

@@ -293,22 +293,22 @@ def test_an_actor_that_dies_with_two_chunks_is_replaced_once():
         def __init__(self, dead: bool) -> None:
             self.dead, self.play = dead, types.SimpleNamespace(remote=self.submit)
 
-        def submit(self, chunk, games):
-            return (self, chunk)
+        def submit(self, work):
+            return (self, tuple(chunk for chunk, _ in work))
 
     def get(ref):
-        actor, chunk = ref
+        actor, chunks = ref
         if actor.dead:
-            raise ActorDied(chunk)
-        return {"chunk": chunk}
+            raise ActorDied(chunks)
+        return [(chunk, {"chunk": chunk}) for chunk in chunks]
 
     executor = RayExecutor.__new__(RayExecutor)
     executor.ray = types.SimpleNamespace(
         wait=lambda refs, num_returns: (refs[:1], refs[1:]), get=get,
         exceptions=types.SimpleNamespace(RayActorError=ActorDied, WorkerCrashedError=ActorDied))
-    executor.n_actors, executor.actors = 1, [Actor(dead=True)]
+    executor.n_actors, executor.actors, executor.units = 1, [Actor(dead=True)], [1]
     made = []
-    executor._new_actor = lambda: made.append(Actor(dead=False)) or made[-1]
+    executor._new_actor = lambda i: made.append(Actor(dead=False)) or made[-1]
     done = list(executor.run(iter([(0, []), (1, [])])))
     assert sorted(chunk for chunk, _ in done) == [0, 1]
     assert len(made) == 1 and executor.actors == made
