@@ -321,8 +321,10 @@ class KonkanEnv(Env):
         deck = deck.astype(jnp.int32)
         dealer = jnp.asarray(dealer, jnp.int32)
         own = self._owner(dealer)
-        onehot = jax.nn.one_hot(deck, T, dtype=jnp.int32)  # [106, 53]
-        hands = ((own[None, :] == jnp.arange(n)[:, None]).astype(jnp.int32) @ onehot)
+        # a scatter-add (the stock's cards, owner -1, dropped): XLA's CPU integer matmul of a
+        # one-hot [n, 106] x [106, 53] costs about as much as the rest of a step
+        hands = jnp.zeros((n, T), jnp.int32).at[jnp.where(own < 0, n, own), deck].add(
+            1, mode="drop")
         first = (dealer + 1) % n
         zeros35 = jnp.zeros(M, jnp.int16)
         g = {k: jnp.int32(0) for k in HEAD}
