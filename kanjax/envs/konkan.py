@@ -106,6 +106,7 @@ SET_SIZES = (1 << 3) | (1 << 4)
 FULL_1_13 = 0x3FFE  # a run on positions 1..13 is stored on 0..12 (KON-38)
 ROUND_MAX = 2 * (2 * ks.JOKER_HAND_VALUE + 12 * 11)  # a bound of one round's score (a hand)
 DEAL_FIELDS = ("n", "dealer", "round")
+ACT_WIDTH = 8  # meld slots every lane's PHASE_ACT mask reads in `step_batch` (`_finalize_batch`)
 
 
 @register_state
@@ -206,8 +207,9 @@ class KonkanEnv(Env):
         return (hands.astype(jnp.int32) * jnp.asarray(CARD_VALUE)).sum(-1)
 
     # ---- the legal masks ------------------------------------------------------------------
-    def _act_mask(self, s: KonState, g: dict) -> Array:
-        """PHASE_ACT (KON-E6..E9, KON-E12, KON-E14)."""
+    def _act_mask(self, s: KonState, g: dict, width: int = M) -> Array:
+        """PHASE_ACT (KON-E6..E9, KON-E12, KON-E14), reading the first `width` meld slots (the
+        melds fill a prefix of the slots: exact where `nmelds` <= `width`)."""
         c = self.config
         cur = g["cur"]
         hand = s._hands[cur].astype(jnp.int32)
@@ -226,8 +228,9 @@ class KonkanEnv(Env):
                                                             jnp.where((tm == 1) & kr11, 1 << 3, 0)))
         run_lengths = jnp.where(requester, req_runs, RUN_LENGTHS)
         set_sizes = jnp.where(requester, req_sets, SET_SIZES)
-        m = mk.act_masks(hand, sel, s._mk, s._mx, s._mn, s._mj, jnp.bool_(True), run_lengths,
-                         set_sizes, can_table)
+        m = mk.act_masks(hand, sel, s._mk[:width], s._mx[:width], s._mn[:width], s._mj[:width],
+                         jnp.bool_(True), run_lengths, set_sizes, can_table)
+        rest = jnp.zeros(M - width, bool)
         nh = hand.sum()
         empty = sel.sum() == 0
         taken = g["taken"]
@@ -245,8 +248,8 @@ class KonkanEnv(Env):
         discard = empty & (hand >= 1) & c14 & c16 & c27 & c18
         retract = empty & (g["acted"] == 1) & ~discard.any()
         return jnp.concatenate([
-            m["pick"], m["run"], m["set"][None], m["layoff"], m["layoff_low"], m["retrieve"],
-            discard, jnp.zeros(3, bool), retract[None]])
+            m["pick"], m["run"], m["set"][None], m["layoff"], rest, m["layoff_low"], rest,
+            m["retrieve"], rest, discard, jnp.zeros(3, bool), retract[None]])
 
     def _draw_cheap(self, s: KonState) -> tuple[Array, Array, Array]:
         """At a turn start: (the take mask where it needs no search, whether it needs the exact
@@ -358,14 +361,24 @@ class KonkanEnv(Env):
         h, w = LAYOUT.pack(g)
         return s.replace(_h=h, _w=w)
 
-    def _finalize(self, s: KonState) -> KonState:
+    def _finalize(self, s: KonState, width: int = M) -> KonState:
         """The legal mask of a PHASE_ACT state (picks, finishing actions, discards, retract);
-        other states keep theirs."""
+        other states keep theirs. `width`: `_act_mask`'s."""
         g = self._unpack(s) | {"cur": jnp.clip(s.current_player.astype(jnp.int32), 0,
                                                self.n - 1)}
         act = (g["phase"] == ks.PHASE_ACT) & ~s.terminated
-        return s.replace(legal_action_mask=jnp.where(act, self._act_mask(s, g),
+        return s.replace(legal_action_mask=jnp.where(act, self._act_mask(s, g, width),
                                                      s.legal_action_mask))
+
+    def _finalize_batch(self, s: KonState) -> KonState:
+        """`vmap(_finalize)`: every lane reads the first `ACT_WIDTH` meld slots, the lanes with
+        more melds all of them (`update_lanes`; in random play 2-3% of the lanes)."""
+        b = s.legal_action_mask.shape[0]
+        narrow = jax.vmap(functools.partial(self._finalize, width=ACT_WIDTH))(s)
+        wide = s._h[:, HI["nmelds"]] > ACT_WIDTH
+        mask = update_lanes(wide, lambda _old, st: self._finalize(st).legal_action_mask,
+                            narrow.legal_action_mask, s, max(8, b // 16))
+        return s.replace(legal_action_mask=mask)
 
     def _init(self, key: Array) -> KonState:
         kd, ko = jax.random.split(key)
@@ -675,7 +688,7 @@ class KonkanEnv(Env):
         g = LAYOUT.unpack(moved)
         moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
                              moved, keys, max(8, b // 16))
-        moved = jax.vmap(self._finalize)(moved)
+        moved = self._finalize_batch(moved)
 
         def last(state, moved, legal):
             moved = moved.replace(step_count=state.step_count + 1)
