@@ -251,25 +251,25 @@ class KonkanEnv(Env):
             m["pick"], m["run"], m["set"][None], m["layoff"], rest, m["layoff_low"], rest,
             m["retrieve"], rest, discard, jnp.zeros(3, bool), retract[None]])
 
-    def _draw_cheap(self, s: KonState) -> tuple[Array, Array, Array]:
-        """At a turn start: (the take mask where it needs no search, whether it needs the exact
-        opening search, the 15 cards that search is about)."""
-        c = self.config
+    def _take_who(self, s: KonState) -> tuple[Array, Array, Array, Array, Array]:
+        """At a turn start: the mover's hand (int32[53]), the top discard, and which KON-E11
+        case the take mask is: the requester's (the pile has a card), an opened player's
+        (`_take_opened`), an unopened one's (`_take_bound`, then maybe the exact search)."""
         g = self._unpack(s)
         cur = s.current_player.astype(jnp.int32)
-        hand = s._hands[cur].astype(jnp.int32)
-        top = _top(s)
         pile = g["pile_n"] > 0
         requester = _unbits(g["requested"], self.n)[cur]
         opened = _unbits(g["opened"], self.n)[cur]
-        take_opened = mk.opened_take(hand, top, s._mk, s._mx, s._mn, s._mj,
-                                     c.take_must_use_card)
-        cards = hand.at[top].add(1)
-        maybe = mk.opening_bound(cards, top, c.opening_min, c.opening_requires_run,
-                                 c.take_must_use_card)
-        take = pile & (requester | (opened & take_opened))
-        ambiguous = pile & ~requester & ~opened & maybe
-        return take, ambiguous, cards
+        return (s._hands[cur].astype(jnp.int32), _top(s), pile & requester,
+                pile & ~requester & opened, pile & ~requester & ~opened)
+
+    def _take_opened(self, hand: Array, top: Array, melds: tuple) -> Array:
+        return mk.opened_take(hand, top, *melds, self.config.take_must_use_card)
+
+    def _take_bound(self, cards: Array, top: Array) -> Array:
+        c = self.config
+        return mk.opening_bound(cards, top, c.opening_min, c.opening_requires_run,
+                                c.take_must_use_card)
 
     def _exact(self, cards: Array, top: Array, active: Array) -> Array:
         """The exact opening search (KON-E11) of the `active` lanes of a batch (B = 1: the
@@ -310,9 +310,11 @@ class KonkanEnv(Env):
         return s.replace(legal_action_mask=mask, _h=LAYOUT.pack(g)[0])
 
     def _resolve(self, s: KonState) -> KonState:
-        take, ambiguous, cards = self._draw_cheap(s)
-        top = _top(s)
+        hand, top, req, opened, unopened = self._take_who(s)
+        cards = hand.at[top].add(1)
+        ambiguous = unopened & self._take_bound(cards, top)
         exact = self._exact(cards[None], top[None], ambiguous[None])[0]
+        take = req | (opened & self._take_opened(hand, top, (s._mk, s._mx, s._mn, s._mj)))
         return self._finish_draw(s, take | (ambiguous & exact))
 
     # ---- rounds -----------------------------------------------------------------------------
@@ -643,12 +645,13 @@ class KonkanEnv(Env):
 
     def step_batch(self, states: KonState, actions: Array, keys: Array) -> KonState:
         """`jax.vmap(self.step)`, bit for bit, with the costly parts only where needed: the
-        batch takes its actions (`_core`); then the turn starts: the take masks that need no
-        search in those lanes (`update_lanes`), the exact opening search (KON-E11) for the lanes
-        whose bound leaves it open, all of them in one list of set choices
+        batch takes its actions (`_core`); then the turn starts: KON-E11's cheap bound for the
+        unopened movers and `opened_take` for the opened ones, each in those lanes only
+        (`update_lanes`, on the hand, the top discard and the table), the exact opening search
+        for the lanes the bound leaves open, all of them in one list of set choices
         (`meld_konkan.opening_batch`), the draw masks or blocked rounds; the rounds' ends; the
-        next rounds' deals (`update_lanes`); the PHASE_ACT masks; then `Env._template`'s step
-        count, truncation, forfeit and seal."""
+        next rounds' deals (`update_lanes`); the PHASE_ACT masks (`_finalize_batch`); then
+        `Env._template`'s step count, truncation, forfeit and seal."""
         A = self.num_actions
 
         def first(s, a):
@@ -663,17 +666,19 @@ class KonkanEnv(Env):
         g = LAYOUT.unpack(moved)
         pend = own & (g["pending"] == 1)
         zb = jnp.zeros(b, bool)
-        take, amb, cards = update_lanes(
-            pend, lambda _old, st: self._draw_cheap(st), (zb, zb, jnp.zeros((b, T), jnp.int32)),
-            moved, max(8, b // 4))
-        exact = self._exact(cards, _top(moved), pend & amb)
-        def finish(_old, x):
-            f = self._finish_draw(*x)
-            return f.legal_action_mask, f._h
-
-        mask, h = update_lanes(pend, finish, (moved.legal_action_mask, moved._h),
-                               (moved, take | (amb & exact)), max(8, b // 4))
-        moved = moved.replace(legal_action_mask=mask, _h=h)
+        hand, top, req, opened, unopened = jax.vmap(self._take_who)(moved)
+        cards = hand.at[jnp.arange(b), top].add(1)
+        amb = update_lanes(pend & unopened, lambda _old, x: self._take_bound(*x), zb,
+                           (cards, top), max(8, b // 8))
+        exact = self._exact(cards, top, amb)
+        melds = (moved._mk, moved._mx, moved._mn, moved._mj)
+        take = req | update_lanes(pend & opened, lambda _old, x: self._take_opened(*x), zb,
+                                  (hand, top, melds), max(8, b // 16))
+        drawn = jax.vmap(self._finish_draw)(moved, take | (amb & exact))
+        moved = moved.replace(
+            legal_action_mask=jnp.where(pend[:, None], drawn.legal_action_mask,
+                                        moved.legal_action_mask),
+            _h=jnp.where(pend[:, None], drawn._h, moved._h))
         g = LAYOUT.unpack(moved)
 
         def end(_old, st):
