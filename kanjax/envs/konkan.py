@@ -37,11 +37,13 @@ Decisions beyond docs/konkan.md (the readings closest to the rules):
   other hands or of the stock's order.
 
 Costs (`step_batch`, bit for bit `vmap(step)`): the PHASE_ACT masks are computed in every lane
-(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`); a turn
-start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
+(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`) over the
+first `ACT_WIDTH` meld slots, over all 35 only in the lanes with more melds (`update_lanes`); a
+turn start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
 (`meld_konkan.opened_take`), for an unopened one a cheap bound first
 (`meld_konkan.opening_bound`) and, in the lanes it leaves open, the exact search over set
-choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch).
+choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch); each in
+the lanes of its case only.
 
 State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's selection,
 `_deck` int8[106] the round's deck order (KON-6), `_pile` int8[106] the discard pile bottom
