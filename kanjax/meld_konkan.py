@@ -63,7 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.envs import kon_spec as ks
-from kanjax.jaxutil import Array
+from kanjax.jaxutil import Array, materialize
 
 NP = 14  # run positions
 POS_RANK = np.array([ks.position_rank(q) for q in range(NP)])
@@ -72,6 +72,7 @@ RANK_VALUE = np.array([ks.rank_value(r) for r in range(ks.NUM_RANKS)])
 CARD_VALUE = np.array([ks.rank_value(t % 13) for t in range(52)] + [ks.JOKER_HAND_VALUE])
 NEG = -(1 << 20)
 CHUNK = 8  # set choices per trip of the exact opening search
+JOKER_PICK = 1 << 13  # `act_masks`: above a rank word's 13 bits, "a joker can be picked"
 
 
 def _range_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -219,8 +220,8 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     win = _span(pp, pp + k_top - 1)
     pick_j = (base & (J >= js + 1) & ((hpos[:, None] & win) != 0)
               & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), one + js + 1)))
-    nat_words = or_reduce(jnp.where(pick_n, pos_to_ranks(win & hpos[:, None]), 0), 1) & ~sw
-    joker = pick_j.any()
+    nat_words = or_reduce(jnp.where(pick_n, pos_to_ranks(win & hpos[:, None]), 0)
+                          | jnp.where(pick_j, JOKER_PICK, 0), 1) & ~sw
     size = nsel + js
     run = (base & (nsel >= 1) & (size >= k_sel) & (size <= jnp.minimum(k_len, kmax))
            & (((run_lengths >> jnp.clip(size, 0, 31)) & 1) == 1)).any(0)
@@ -230,13 +231,13 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     rbit = 1 << jnp.arange(13, dtype=i32)
     rank_ok = (nranks == 0) | (sel_ranks == rbit)
     base = can_meld & ok_sel & (nranks <= 1) & rank_ok
-    set_n = jnp.zeros(13, bool)
+    set_n = set_j = jnp.zeros(13, bool)
     for z in (3, 4):
         zok = (((set_sizes >> z) & 1) == 1) & (z <= kmax)
         set_n |= base & zok & (jnp.maximum(nsel + 1, z - J) <= jnp.minimum(na, z - js))
-        joker |= (base & zok & (J >= js + 1) & (jnp.maximum(one, z - J)
-                                                <= jnp.minimum(na, z - js - 1))).any()
-    rank_suit_picks = jnp.where(set_n, hr & ~sr, 0)
+        set_j |= (base & zok & (J >= js + 1) & (jnp.maximum(one, z - J)
+                                                <= jnp.minimum(na, z - js - 1)))
+    rank_suit_picks = jnp.where(set_n, hr & ~sr, 0)  # [13] suit masks
     set_ = (can_meld & ok_sel & (nranks == 1) & (nsel >= 1) & (size <= kmax)
             & (((set_sizes >> jnp.clip(size, 0, 31)) & 1) == 1))
 
@@ -277,9 +278,8 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     lo_jok = base & ok_sel_lo & one_j & (lo_top >= jnp.maximum(j_sel, nsel + js + 1))
     layoff_low = base & ok_sel_lo & (k >= 1) & (k <= j_max) & (k >= j_sel)
     lo_words = pos_to_ranks(_span(lo - lo_top, lo - 1) & hp) & ~sws
-    joker |= (hi_jok | lo_jok).any()
-    words = jnp.where(hi_ok, hi_words, 0) | jnp.where(lo_ok, lo_words, 0)  # [35]
-    lay_words = or_reduce(jnp.where(s[:, None] == jnp.arange(4)[None, :], words[:, None], 0), 0)
+    run_words = (jnp.where(hi_ok, hi_words, 0) | jnp.where(lo_ok, lo_words, 0)
+                 | jnp.where(hi_jok | lo_jok, JOKER_PICK, 0))  # [M], suit s
 
     # layoffs onto sets
     r = jnp.clip(key, 0, 12)
@@ -289,27 +289,34 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     base = (can_table & ok_sel & is_set & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r))
             & ((srr & m_suits) == 0))
     room = base & (z + nsel + js + 1 <= 4) & (nsel + js + 1 <= kmax)
-    set_lay = jnp.where(room, hr[r] & ~m_suits & ~srr, 0)  # [35] suit masks at rank r
-    joker |= (room & (J >= js + 1)).any()
+    set_suits = jnp.where(room, hr[r] & ~m_suits & ~srr, 0)  # [M] suit masks at rank r
+    run_words |= jnp.where(room & (J >= js + 1), JOKER_PICK, 0)
     layoff |= base & (nsel + js >= 1) & (z + nsel + js <= 4) & (nsel + js <= kmax)
 
     # retrievals (KON-19, KON-20, KON-38)
     need = pos_to_ranks(jnp.where(is_run, jok, 0))
     base = can_table & is_run & (need != 0)
-    ret_words = or_reduce(jnp.where((base & (nsel + js == 0))[:, None]
-                                    & (s[:, None] == jnp.arange(4)[None, :]),
-                                    (hws & need)[:, None], 0), 0)
+    run_words |= jnp.where(base & (nsel + js == 0), hws & need, 0)
     retrieve = base & (nsel == 1) & (js == 0) & sel_suits[s] & ((sws & ~need) == 0)
     missing = 15 & ~m_suits
     base = (can_table & is_set & (jok >= 1) & ((missing & ~hr[r]) == 0) & (js == 0) & ok_sel
             & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r)))
-    ret_set = jnp.where(base & ((srr & ~missing) == 0), missing & ~srr, 0)
+    set_suits |= jnp.where(base & ((srr & ~missing) == 0), missing & ~srr, 0)
     retrieve |= base & (nranks == 1) & (srr == missing)
 
-    per_rank = rank_suit_picks | or_reduce(
-        jnp.where(r[:, None] == jnp.arange(13)[None, :], (set_lay | ret_set)[:, None], 0), 0)
-    pick_nat = words_to_cards(nat_words | lay_words | ret_words) | rank_suits_to_cards(per_rank)
-    pick = jnp.concatenate([pick_nat & ok_sel, (joker & ok_sel)[None]])
+    # the picks as four rank words (and `JOKER_PICK`): each meld's (computed once,
+    # `materialize`: XLA on CPU would otherwise recompute a meld's whole chain in every suit
+    # of it, and the words' in every card) spread to its suit or, for a set, its rank in each
+    # of its suits
+    u = jnp.arange(4, dtype=i32)
+    run_words, set_suits = materialize(run_words), materialize(set_suits)
+    meld_words = jnp.where(s[:, None] == u, run_words[:, None], 0) | (
+        ((set_suits[:, None] >> u) & 1) << r[:, None])  # [M, 4]
+    set_words = (((rank_suit_picks[None, :] >> u[:, None]) & 1)
+                 << jnp.arange(13, dtype=i32)).sum(1)  # [4]: the ranks are distinct bits
+    words = materialize(nat_words | or_reduce(meld_words, 0) | set_words)
+    joker = (words >= JOKER_PICK).any() | set_j.any()
+    pick = jnp.concatenate([words_to_cards(words) & ok_sel, (joker & ok_sel)[None]])
     return {"pick": pick, "run": run, "set": set_, "layoff": layoff, "layoff_low": layoff_low,
             "retrieve": retrieve}
 

@@ -37,11 +37,13 @@ Decisions beyond docs/konkan.md (the readings closest to the rules):
   other hands or of the stock's order.
 
 Costs (`step_batch`, bit for bit `vmap(step)`): the PHASE_ACT masks are computed in every lane
-(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`); a turn
-start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
+(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`) over the
+first `ACT_WIDTH` meld slots, over all 35 only in the lanes with more melds (`update_lanes`); a
+turn start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
 (`meld_konkan.opened_take`), for an unopened one a cheap bound first
 (`meld_konkan.opening_bound`) and, in the lanes it leaves open, the exact search over set
-choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch).
+choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch); each in
+the lanes of its case only.
 
 State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's selection,
 `_deck` int8[106] the round's deck order (KON-6), `_pile` int8[106] the discard pile bottom
@@ -106,6 +108,7 @@ SET_SIZES = (1 << 3) | (1 << 4)
 FULL_1_13 = 0x3FFE  # a run on positions 1..13 is stored on 0..12 (KON-38)
 ROUND_MAX = 2 * (2 * ks.JOKER_HAND_VALUE + 12 * 11)  # a bound of one round's score (a hand)
 DEAL_FIELDS = ("n", "dealer", "round")
+ACT_WIDTH = 8  # meld slots every lane's PHASE_ACT mask reads in `step_batch` (`_finalize_batch`)
 
 
 @register_state
@@ -206,8 +209,9 @@ class KonkanEnv(Env):
         return (hands.astype(jnp.int32) * jnp.asarray(CARD_VALUE)).sum(-1)
 
     # ---- the legal masks ------------------------------------------------------------------
-    def _act_mask(self, s: KonState, g: dict) -> Array:
-        """PHASE_ACT (KON-E6..E9, KON-E12, KON-E14)."""
+    def _act_mask(self, s: KonState, g: dict, width: int = M) -> Array:
+        """PHASE_ACT (KON-E6..E9, KON-E12, KON-E14), reading the first `width` meld slots (the
+        melds fill a prefix of the slots: exact where `nmelds` <= `width`)."""
         c = self.config
         cur = g["cur"]
         hand = s._hands[cur].astype(jnp.int32)
@@ -226,8 +230,9 @@ class KonkanEnv(Env):
                                                             jnp.where((tm == 1) & kr11, 1 << 3, 0)))
         run_lengths = jnp.where(requester, req_runs, RUN_LENGTHS)
         set_sizes = jnp.where(requester, req_sets, SET_SIZES)
-        m = mk.act_masks(hand, sel, s._mk, s._mx, s._mn, s._mj, jnp.bool_(True), run_lengths,
-                         set_sizes, can_table)
+        m = mk.act_masks(hand, sel, s._mk[:width], s._mx[:width], s._mn[:width], s._mj[:width],
+                         jnp.bool_(True), run_lengths, set_sizes, can_table)
+        rest = jnp.zeros(M - width, bool)
         nh = hand.sum()
         empty = sel.sum() == 0
         taken = g["taken"]
@@ -245,28 +250,28 @@ class KonkanEnv(Env):
         discard = empty & (hand >= 1) & c14 & c16 & c27 & c18
         retract = empty & (g["acted"] == 1) & ~discard.any()
         return jnp.concatenate([
-            m["pick"], m["run"], m["set"][None], m["layoff"], m["layoff_low"], m["retrieve"],
-            discard, jnp.zeros(3, bool), retract[None]])
+            m["pick"], m["run"], m["set"][None], m["layoff"], rest, m["layoff_low"], rest,
+            m["retrieve"], rest, discard, jnp.zeros(3, bool), retract[None]])
 
-    def _draw_cheap(self, s: KonState) -> tuple[Array, Array, Array]:
-        """At a turn start: (the take mask where it needs no search, whether it needs the exact
-        opening search, the 15 cards that search is about)."""
-        c = self.config
+    def _take_who(self, s: KonState) -> tuple[Array, Array, Array, Array, Array]:
+        """At a turn start: the mover's hand (int32[53]), the top discard, and which KON-E11
+        case the take mask is: the requester's (the pile has a card), an opened player's
+        (`_take_opened`), an unopened one's (`_take_bound`, then maybe the exact search)."""
         g = self._unpack(s)
         cur = s.current_player.astype(jnp.int32)
-        hand = s._hands[cur].astype(jnp.int32)
-        top = _top(s)
         pile = g["pile_n"] > 0
         requester = _unbits(g["requested"], self.n)[cur]
         opened = _unbits(g["opened"], self.n)[cur]
-        take_opened = mk.opened_take(hand, top, s._mk, s._mx, s._mn, s._mj,
-                                     c.take_must_use_card)
-        cards = hand.at[top].add(1)
-        maybe = mk.opening_bound(cards, top, c.opening_min, c.opening_requires_run,
-                                 c.take_must_use_card)
-        take = pile & (requester | (opened & take_opened))
-        ambiguous = pile & ~requester & ~opened & maybe
-        return take, ambiguous, cards
+        return (s._hands[cur].astype(jnp.int32), _top(s), pile & requester,
+                pile & ~requester & opened, pile & ~requester & ~opened)
+
+    def _take_opened(self, hand: Array, top: Array, melds: tuple) -> Array:
+        return mk.opened_take(hand, top, *melds, self.config.take_must_use_card)
+
+    def _take_bound(self, cards: Array, top: Array) -> Array:
+        c = self.config
+        return mk.opening_bound(cards, top, c.opening_min, c.opening_requires_run,
+                                c.take_must_use_card)
 
     def _exact(self, cards: Array, top: Array, active: Array) -> Array:
         """The exact opening search (KON-E11) of the `active` lanes of a batch (B = 1: the
@@ -307,9 +312,11 @@ class KonkanEnv(Env):
         return s.replace(legal_action_mask=mask, _h=LAYOUT.pack(g)[0])
 
     def _resolve(self, s: KonState) -> KonState:
-        take, ambiguous, cards = self._draw_cheap(s)
-        top = _top(s)
+        hand, top, req, opened, unopened = self._take_who(s)
+        cards = hand.at[top].add(1)
+        ambiguous = unopened & self._take_bound(cards, top)
         exact = self._exact(cards[None], top[None], ambiguous[None])[0]
+        take = req | (opened & self._take_opened(hand, top, (s._mk, s._mx, s._mn, s._mj)))
         return self._finish_draw(s, take | (ambiguous & exact))
 
     # ---- rounds -----------------------------------------------------------------------------
@@ -321,8 +328,10 @@ class KonkanEnv(Env):
         deck = deck.astype(jnp.int32)
         dealer = jnp.asarray(dealer, jnp.int32)
         own = self._owner(dealer)
-        onehot = jax.nn.one_hot(deck, T, dtype=jnp.int32)  # [106, 53]
-        hands = ((own[None, :] == jnp.arange(n)[:, None]).astype(jnp.int32) @ onehot)
+        # a scatter-add (the stock's cards, owner -1, dropped): XLA's CPU integer matmul of a
+        # one-hot [n, 106] x [106, 53] costs about as much as the rest of a step
+        hands = jnp.zeros((n, T), jnp.int32).at[jnp.where(own < 0, n, own), deck].add(
+            1, mode="drop")
         first = (dealer + 1) % n
         zeros35 = jnp.zeros(M, jnp.int16)
         g = {k: jnp.int32(0) for k in HEAD}
@@ -356,14 +365,24 @@ class KonkanEnv(Env):
         h, w = LAYOUT.pack(g)
         return s.replace(_h=h, _w=w)
 
-    def _finalize(self, s: KonState) -> KonState:
+    def _finalize(self, s: KonState, width: int = M) -> KonState:
         """The legal mask of a PHASE_ACT state (picks, finishing actions, discards, retract);
-        other states keep theirs."""
+        other states keep theirs. `width`: `_act_mask`'s."""
         g = self._unpack(s) | {"cur": jnp.clip(s.current_player.astype(jnp.int32), 0,
                                                self.n - 1)}
         act = (g["phase"] == ks.PHASE_ACT) & ~s.terminated
-        return s.replace(legal_action_mask=jnp.where(act, self._act_mask(s, g),
+        return s.replace(legal_action_mask=jnp.where(act, self._act_mask(s, g, width),
                                                      s.legal_action_mask))
+
+    def _finalize_batch(self, s: KonState) -> KonState:
+        """`vmap(_finalize)`: every lane reads the first `ACT_WIDTH` meld slots, the lanes with
+        more melds all of them (`update_lanes`; in random play 2-3% of the lanes)."""
+        b = s.legal_action_mask.shape[0]
+        narrow = jax.vmap(functools.partial(self._finalize, width=ACT_WIDTH))(s)
+        wide = s._h[:, HI["nmelds"]] > ACT_WIDTH
+        mask = update_lanes(wide, lambda _old, st: self._finalize(st).legal_action_mask,
+                            narrow.legal_action_mask, s, max(8, b // 16))
+        return s.replace(legal_action_mask=mask)
 
     def _init(self, key: Array) -> KonState:
         kd, ko = jax.random.split(key)
@@ -628,12 +647,13 @@ class KonkanEnv(Env):
 
     def step_batch(self, states: KonState, actions: Array, keys: Array) -> KonState:
         """`jax.vmap(self.step)`, bit for bit, with the costly parts only where needed: the
-        batch takes its actions (`_core`); then the turn starts: the take masks that need no
-        search in those lanes (`update_lanes`), the exact opening search (KON-E11) for the lanes
-        whose bound leaves it open, all of them in one list of set choices
+        batch takes its actions (`_core`); then the turn starts: KON-E11's cheap bound for the
+        unopened movers and `opened_take` for the opened ones, each in those lanes only
+        (`update_lanes`, on the hand, the top discard and the table), the exact opening search
+        for the lanes the bound leaves open, all of them in one list of set choices
         (`meld_konkan.opening_batch`), the draw masks or blocked rounds; the rounds' ends; the
-        next rounds' deals (`update_lanes`); the PHASE_ACT masks; then `Env._template`'s step
-        count, truncation, forfeit and seal."""
+        next rounds' deals (`update_lanes`); the PHASE_ACT masks (`_finalize_batch`); then
+        `Env._template`'s step count, truncation, forfeit and seal."""
         A = self.num_actions
 
         def first(s, a):
@@ -648,17 +668,19 @@ class KonkanEnv(Env):
         g = LAYOUT.unpack(moved)
         pend = own & (g["pending"] == 1)
         zb = jnp.zeros(b, bool)
-        take, amb, cards = update_lanes(
-            pend, lambda _old, st: self._draw_cheap(st), (zb, zb, jnp.zeros((b, T), jnp.int32)),
-            moved, max(8, b // 4))
-        exact = self._exact(cards, _top(moved), pend & amb)
-        def finish(_old, x):
-            f = self._finish_draw(*x)
-            return f.legal_action_mask, f._h
-
-        mask, h = update_lanes(pend, finish, (moved.legal_action_mask, moved._h),
-                               (moved, take | (amb & exact)), max(8, b // 4))
-        moved = moved.replace(legal_action_mask=mask, _h=h)
+        hand, top, req, opened, unopened = jax.vmap(self._take_who)(moved)
+        cards = hand.at[jnp.arange(b), top].add(1)
+        amb = update_lanes(pend & unopened, lambda _old, x: self._take_bound(*x), zb,
+                           (cards, top), max(8, b // 8))
+        exact = self._exact(cards, top, amb)
+        melds = (moved._mk, moved._mx, moved._mn, moved._mj)
+        take = req | update_lanes(pend & opened, lambda _old, x: self._take_opened(*x), zb,
+                                  (hand, top, melds), max(8, b // 16))
+        drawn = jax.vmap(self._finish_draw)(moved, take | (amb & exact))
+        moved = moved.replace(
+            legal_action_mask=jnp.where(pend[:, None], drawn.legal_action_mask,
+                                        moved.legal_action_mask),
+            _h=jnp.where(pend[:, None], drawn._h, moved._h))
         g = LAYOUT.unpack(moved)
 
         def end(_old, st):
@@ -673,7 +695,7 @@ class KonkanEnv(Env):
         g = LAYOUT.unpack(moved)
         moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
                              moved, keys, max(8, b // 16))
-        moved = jax.vmap(self._finalize)(moved)
+        moved = self._finalize_batch(moved)
 
         def last(state, moved, legal):
             moved = moved.replace(step_count=state.step_count + 1)
