@@ -115,7 +115,7 @@ def _questions(count: int, seed: int) -> list[tuple[Position, tuple[int, int]]]:
     return asks
 
 
-def test_kan_questions_equal_the_reference():
+def test_kan_29_questions_equal_the_reference():
     """The targets and contracts as goals (`api.reaches`, `api.named_goals`)."""
     asks = _questions(25, seed=3)
     got = api.reaches([p for p, _ in asks], [g for _, g in asks], backend="cpu")
@@ -148,7 +148,7 @@ def test_values_equal_the_jax_search(jax_subset):
     assert [s.value for s in api.solve(positions, backend="cpu")] == [s.value for s in want]
 
 
-def test_kan_questions_equal_the_jax_search(jax_subset):
+def test_kan_29_questions_equal_the_jax_search(jax_subset):
     _, asks = jax_subset
     args = [p for p, _ in asks], [g for _, g in asks]
     assert api.reaches(*args, backend="cpu") == api.reaches(*args, lanes=8, tt_bits=8,
@@ -161,7 +161,7 @@ def test_kan_questions_equal_the_jax_search(jax_subset):
     pytest.param("yonin_kan", "", {}, marks=pytest.mark.slow),
     pytest.param("gambari_kan", "", {"leader": 1}, marks=pytest.mark.slow),
 ])
-def test_move_generator_is_the_engine_mask(game, fields, kw):
+def test_kan_24_kan_27_move_generator_is_the_engine_mask(game, fields, kw):
     """Along a random deal through the engine (the 6-player game's sitting-out dealer
     included), the compiled move generator's moves at every card are the legal mask's
     (`Env.trick_position`; within the root limits of rules it does not play: Yonin's

@@ -1,7 +1,7 @@
 """Self-tests of the plain-Python Konkan reference: every scenario of konkan.md §10 (one test
 each, named after its rule ids), the decisions of docs/konkan.md (KON-E2..E15), and random
 games played by a biased random policy (invariants, and every branch reached), and the same
-invariants over any variant hypothesis draws (`test_properties_of_any_variant`).
+invariants over any variant hypothesis draws (`test_kon_1_kon_23_kon_31_invariants_of_any_variant`).
 
 Positions are built with `KonRef.from_position` (cards not listed are out of play); unless
 stated: n = 4, solo, opening_min = 51, round 1 of 5, dealer 0.
@@ -1278,7 +1278,7 @@ def konkan_configs(draw) -> ks.KonConfig:
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(cfg=konkan_configs(), seed=st.integers(0, 2**32 - 1),
        stack=st.sampled_from(("", "", "hand", "konkan")))
-def test_properties_of_any_variant(cfg, seed, stack):
+def test_kon_1_kon_23_kon_31_invariants_of_any_variant(cfg, seed, stack):
     """Random play of any config hypothesis draws: every state keeps the invariants of
     `check_state` (106 cards, valid melds, a legal action until the end), every round ends
     within `max_turns_per_round` (KON-23), the totals are the rounds' scores summed and the
