@@ -28,6 +28,7 @@ import numpy as np
 from kanjax.cards import Deal, Deck
 from kanjax.envs.layout import slots
 from kanjax.jaxutil import Array, tree_where
+from kanjax.scene import Scene
 
 
 def register_state(cls: type) -> type:
@@ -278,6 +279,11 @@ class Env(abc.ABC):
     def render(self, state: State) -> str:
         """A person's view of one (unbatched) state (`kanjax show`)."""
         raise NotImplementedError(f"{self.name}: no text view")
+
+    def scene(self, state: State, player: int | None = None) -> Scene:
+        """One (unbatched) state as a `kanjax.scene.Scene`: every hand open (`player=None`)
+        or what `observe` gives `player`; the terminal table and the SVG/HTML views draw it."""
+        raise NotImplementedError(f"{self.name}: no scene")
 
     def status_line(self, state: State, player_name: Callable[[int], str],
                     over: str = "match over", limit: int | None = None) -> str:
