@@ -368,10 +368,11 @@ class WhistEnv(Env):
         return "\n".join(lines)
 
     def scene(self, state: WhistState, player: int | None = None) -> Scene:
-        """Trump, opening leader and trick in the header; the seats N E S W with their roles
-        (bridge's: the declarer sits at the opening leader's right) and tricks taken; the
-        current trick with its owners. For `player`, what `observe` gives him: his own hand,
-        the others' as counts, the legal plays only when he is to act."""
+        """Trump, opening leader and trick in the header; the seats in play order from S (at
+        the bottom, as bridge diagrams draw them) with their roles (bridge's: the declarer sits
+        at the opening leader's right) and tricks taken; the current trick with its owners.
+        For `player`, what `observe` gives him: his own hand, the others' as counts, the legal
+        plays only when he is to act."""
         s = summary_numpy(state)
         viewer = check_viewer(player, 4)
         first, owner = int(s["first_leader"]), s["hand_owner"]
@@ -384,7 +385,7 @@ class WhistEnv(Env):
             cards=tuple(DECK.token(c) for c in DECK.sort_hand(np.flatnonzero(owner == p)))
             if viewer in (None, p) else None,
             count=int((owner == p).sum()), notes=(f"side tricks {int(tricks[p % 2])}",),
-            to_act=p == to_act) for p in range(4))
+            to_act=p == to_act) for p in (2, 3, 0, 1))
         played = _current_trick(s)
         table = (Group(f"trick {int(s['trick']) + 1}", tuple(DECK.token(c) for _, c in played),
                        tuple(p for p, _ in played)),) if played else ()
