@@ -18,8 +18,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from kanjax.scene import Group, Scene, Seat
 
-WIDTH, HEIGHT = 1100, 760  # the canvas before the score lines
-CX, CY = 550, 400  # the table's centre
+WIDTH, HEIGHT = 1100, 720  # the canvas before the score lines
+CX, CY = 550, 370  # the table's centre
 SEAT_RX, SEAT_RY = 400, 270  # the ellipse the seats' centres lie on
 TABLE_RX, TABLE_RY = 270, 175  # the oval table
 CARD_W, CARD_H = 36, 52

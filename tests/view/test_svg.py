@@ -34,7 +34,7 @@ def test_every_state_is_well_formed_svg(game):
     for i in range(len(ids) + 1):
         for player in (None, i % m.env.num_players):
             root = ET.fromstring(m.env.render_svg(played.state(i), player))
-            assert root.tag == SVG and float(root.get("height")) > 700
+            assert root.tag == SVG and float(root.get("height")) >= 720
 
 
 @pytest.mark.parametrize("game", kanjax.games())
