@@ -171,28 +171,38 @@ def _seat(seat: Seat, x: float, y: float, legal: tuple[str, ...],
         title = "\u25b6 " + title
     out.append(_text(x, top - 10, title, 14, "middle", "bold" if seat.to_act else "normal"))
     words = {w for name in legal for w in name.split()}
+    badges = []
     for k, token in enumerate(shown):
         lift = 6 if token in words else 0
         out.append(_use(token, left + k * step, top - lift))
         if token in valued:
-            out.append(_value_badge(left + k * step, top + CARD_H + 2, step, *valued[token]))
+            visible = CARD_W if k == len(shown) + backs - 1 else min(step, CARD_W)
+            badge = _value_badge(left + k * step, top - lift, visible, *valued[token])
+            badges.append(badge)
     for k in range(backs):
         out.append(_use(None, left + (len(shown) + k) * step, top))
     if backs:
         hidden = f"{backs} hidden" if shown else f"{backs} cards"
         out.append(_text(x, top + CARD_H + 16, hidden, 12, "middle", fill="#333"))
-    return "".join(out)
+    return "".join(out + badges)
 
 
-def _value_badge(x: float, y: float, step: float, value: int, played: bool,
+def _value_badge(x: float, y: float, visible: float, value: int, played: bool,
                  loss: int | None) -> str:
-    """A card's double-dummy value under it; the played card's badge shows its loss."""
-    width = max(min(step, CARD_W), 18)
-    fill = "#c62828" if played and loss else "#2e7d32" if played else "#555"
-    text = f"{value}" if not played else f"{value}" + (f" (-{loss})" if loss else " \u2713")
-    return (f'<rect x="{x:.0f}" y="{y:.0f}" width="{width if not played else 52:.0f}" '
-            f'height="15" rx="3" fill="{fill}"/>'
-            + _text(x + 3, y + 12, text, 11, fill="#fff"))
+    """A card's double-dummy value under the card at (x, y) (`visible` wide where the next
+    card overlaps it); the played card framed, its badge a row lower with its loss or a
+    tick."""
+    below = y + CARD_H + 2
+    if not played:
+        width = max(visible, 16) - 1
+        return (f'<rect x="{x:.0f}" y="{below:.0f}" width="{width:.0f}" height="15" rx="3" '
+                f'fill="#555"/>' + _text(x + 3, below + 12, str(value), 11, fill="#fff"))
+    fill = "#c62828" if loss else "#2e7d32"
+    text = f"{value} (-{loss})" if loss else f"{value} \u2713"
+    return (f'<rect x="{x - 1:.0f}" y="{y - 1:.0f}" width="{visible + 2:.0f}" '
+            f'height="{CARD_H + 2}" rx="5" fill="none" stroke="{fill}" stroke-width="3"/>'
+            f'<rect x="{x:.0f}" y="{below + 16:.0f}" width="{7 * len(text) + 6}" height="15" '
+            f'rx="3" fill="{fill}"/>' + _text(x + 3, below + 28, text, 11, fill="#fff"))
 
 
 def _card_values(notes: dict | None) -> dict[str, tuple[int, bool, int | None]]:
@@ -251,8 +261,8 @@ def _groups(scene: Scene, first: int) -> str:
 
 def _rows(groups: list[Group], has_trick: bool) -> str:
     """Labelled groups flowing in rows inside the table (scaled down to fit)."""
-    left, right, top = CX - TABLE_RX + 40, CX + TABLE_RX - 40, CY - TABLE_RY + 30
-    bottom = CY - 60 if has_trick else CY + TABLE_RY - 20
+    left, right = CX - 0.7 * TABLE_RX, CX + 0.7 * TABLE_RX  # inside the oval
+    top, bottom = CY - 0.66 * TABLE_RY, CY + (-60 if has_trick else 0.72 * TABLE_RY)
     step, gap, row_h = 16, 14, CARD_H + 20
     x, y = left, top
     out = []

@@ -12,6 +12,7 @@ import pytest
 import kanjax
 from kanjax import records
 from kanjax.cli import main
+from kanjax.scene import Group, Scene, Seat
 from kanjax.svg import Picture, card_id, draw
 from kanjax.view import record_scenes, view_html
 from tests.view.records import mid_trick_step, short_record
@@ -126,3 +127,25 @@ def test_view_cli(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_:
             main(["view", *argv, "-o", str(out)])
         assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_rummy_table_rows_labels_and_stock():
+    """Game-neutral: melds and piles in labelled rows, the stock face down with its count,
+    a table too full for the oval scaled down to fit it."""
+    hand = ("AS", "2S", "3S", "JK", "TH", "QC", "QC")
+    melds = tuple(Group(f"P{i % 3}: run", ("3S", "4S", "5S", "6S")[: 3 + i % 2])
+                  for i in range(30))
+    scene = Scene(game="rummy", header="rummy  round 1/5", table=(
+        *melds, Group("discard pile", ("7D",)), Group("stock", (), None, 40)), seats=(
+        Seat(0, "P0", cards=hand, count=7, notes=("opened",), to_act=True),
+        Seat(1, "P1", count=9), Seat(2, "P2", count=12)), to_act=0, viewer=0,
+        legal=("draw stock", "take 7D"))
+    svg = draw(scene)
+    root = ET.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "discard pile" in texts and "stock" in texts and "40" in texts
+    assert texts.count("P1: run") == 10 and "legal: draw stock, take 7D" in texts
+    assert used_cards(svg).count("kc-back") == 9 + 12 + 1
+    assert used_cards(svg).count(card_id("QC")) == 2  # a multiset hand
+    scale = re.search(r'scale\(([0-9.]+)\)', svg)
+    assert scale and float(scale.group(1)) < 1
