@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> None:
 
     p = sub.add_parser("view", help="a record as one HTML page: the table at every step")
     p.add_argument("record", help="a JSON record (kanjax play, kanjax tournament game)")
-    p.add_argument("-o", "--out", default="game.html")
+    p.add_argument("-o", "--out", default="game.html", help="the page written")
     p.add_argument("--player", type=int, help="show only what this player sees (default: "
                                               "every hand open)")
     p.add_argument("--dd", action="store_true",
