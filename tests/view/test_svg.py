@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+import jax
 import pytest
 
 import kanjax
@@ -95,7 +96,7 @@ def test_page_is_self_contained():
 
 def test_picture_for_jupyter(tmp_path):
     env = kanjax.make("whist")
-    state = env.init(__import__("jax").random.PRNGKey(0))
+    state = env.init(jax.random.PRNGKey(0))
     picture = env.picture(state, player=2)
     assert isinstance(picture, Picture) and picture._repr_svg_() == env.render_svg(state, 2)
     picture.save_svg(tmp_path / "deal.svg")
@@ -105,9 +106,8 @@ def test_picture_for_jupyter(tmp_path):
 def test_bad_player_is_named():
     with pytest.raises(ValueError, match=r"whist: player 4: want a player 0\.\.3"):
         view_html(short_record("whist"), player=4)
-    env = kanjax.make("gonin_kan")
-    with pytest.raises(ValueError, match=r"player -1: want a player 0\.\.4"):
-        env.scene(env.init(__import__("jax").random.PRNGKey(0)), -1)
+    with pytest.raises(ValueError, match=r"gonin_kan: player -1: want a player 0\.\.4"):
+        record_scenes(short_record("gonin_kan"), -1)
 
 
 def test_view_cli(tmp_path, capsys):
