@@ -48,10 +48,12 @@ def _hands_by_seat(s: dict, n: int) -> list[list[int]]:
     return [[int(c) for c in np.flatnonzero(owner == occupant[seat])] for seat in range(n)]
 
 
-def _current_trick(s: dict, n: int) -> list[tuple[int, int]]:
-    """(player, card) of the trick in progress, in play order from its leader."""
+def _current_trick(s: dict, n: int, trick: int | None = None) -> list[tuple[int, int]]:
+    """(player, card) of the trick in progress (or of the finished `trick`), in seat order
+    from the current trick's leader (the trick in progress: its play order)."""
     played = s["played"]
-    cards = np.flatnonzero((played >= 0) & (played // 8 == s["trick"]))
+    t = int(s["trick"]) if trick is None else trick
+    cards = np.flatnonzero((played >= 0) & (played // 8 == t))
     seat = s["seat_of"]
     return sorted(((int(played[c] % 8), int(c)) for c in cards),
                   key=lambda pc: (seat[pc[0]] - seat[int(s["leader"])]) % n)
@@ -141,10 +143,10 @@ class KanViews:
 
     def scene(self, state: KanState, player: int | None = None) -> Scene:
         """The header, the seats in table order (hands by suit, role, match score), the trick
-        in progress with its owners, the points and scores, whose turn. For `player`, what
-        `observe` gives him (KAN-46): his own hand only (Yonin's trump choice: the three cards
-        he has seen, KAN-57), the teams and points as far as he knows them (KAN-52, KAN-28),
-        and the legal actions only when he is to act."""
+        in progress with its owners (between tricks: the one just taken), the points and
+        scores, whose turn. For `player`, what `observe` gives him (KAN-46): his own hand only
+        (Yonin's trump choice: the three cards he has seen, KAN-57), the teams and points as
+        far as he knows them (KAN-52, KAN-28), and the legal actions only when he is to act."""
         s = _numpy_summary(state)
         n = self.num_players
         viewer = check_viewer(player, n)
@@ -172,8 +174,12 @@ class KanViews:
                 cards=None if shown is None else tuple(deck.token(c) for c in shown),
                 count=len(held), notes=(f"score {int(s['scores'][p]):+d}",),
                 to_act=p == to_act))
+        t, label = int(s["trick"]), f"trick {int(s['trick']) + 1}"
         trick = _current_trick(s, n)
-        table = (Group(f"trick {int(s['trick']) + 1}", tuple(deck.token(c) for _, c in trick),
+        if not trick and 0 < t <= ks.NUM_TRICKS:  # between tricks: the one just taken
+            trick = _current_trick(s, n, t - 1)
+            label = f"trick {t}, taken by P{int(header_slots(self, state)['winners'][t - 1])}"
+        table = (Group(label, tuple(deck.token(c) for _, c in trick),
                        tuple(p for p, _ in trick)),) if trick else ()
         status = "match over" if done else f"to act: P{to_act}"
         if done and bool(state.illegal_action):

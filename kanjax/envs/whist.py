@@ -188,6 +188,12 @@ def _current_trick(s: dict[str, np.ndarray]) -> list[tuple[int, int]]:
     return [(p, c) for p, c in played if c >= 0]
 
 
+def _taken_trick(s: dict[str, np.ndarray], t: int) -> list[tuple[int, int]]:
+    """(player, card) of the finished trick `t`, by player."""
+    played = s["played"]
+    return sorted((int(played[c] % 4), int(c)) for c in np.flatnonzero(played // 4 == t))
+
+
 class WhistEnv(Env):
     """Whist card play (`whist`): one deal of 13 tricks. Actions: card ids 0..51."""
 
@@ -370,7 +376,8 @@ class WhistEnv(Env):
     def scene(self, state: WhistState, player: int | None = None) -> Scene:
         """Trump, opening leader and trick in the header; the seats in play order from S (at
         the bottom, as bridge diagrams draw them) with their roles (bridge's: the declarer sits
-        at the opening leader's right) and tricks taken; the current trick with its owners.
+        at the opening leader's right) and tricks taken; the current trick with its owners
+        (between tricks: the one just taken).
         For `player`, what `observe` gives him: his own hand, the others' as counts, the legal
         plays only when he is to act."""
         s = summary_numpy(state)
@@ -386,8 +393,12 @@ class WhistEnv(Env):
             if viewer in (None, p) else None,
             count=int((owner == p).sum()), notes=(f"side tricks {int(tricks[p % 2])}",),
             to_act=p == to_act) for p in (2, 3, 0, 1))
+        t, label = int(s["trick"]), f"trick {int(s['trick']) + 1}"
         played = _current_trick(s)
-        table = (Group(f"trick {int(s['trick']) + 1}", tuple(DECK.token(c) for _, c in played),
+        if not played and t > 0:  # between tricks: the one just taken
+            played = _taken_trick(s, t - 1)
+            label = f"trick {t}, taken by {SEATS[int(s['winners'][t - 1])]}"
+        table = (Group(label, tuple(DECK.token(c) for _, c in played),
                        tuple(p for p, _ in played)),) if played else ()
         status = "game over" if done else f"to act: {SEATS[to_act]}"
         if done and bool(state.illegal_action):
