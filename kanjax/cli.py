@@ -133,7 +133,8 @@ def _cmd_view(args) -> None:
             annotate = importlib.import_module("solvers.annotate").annotate
         except ImportError as err:
             raise ValueError(f"--dd needs the double-dummy solvers ({err})") from None
-        notes = annotate(record, from_trick=args.from_trick)
+        notes = annotate(record, **({} if args.from_trick is None else
+                                    {"from_trick": args.from_trick}))
     elif args.from_trick is not None:
         raise ValueError("--from-trick chooses where --dd's annotations start: add --dd")
     Path(args.out).write_text(view_html(record, player=args.player, notes=notes))

@@ -5,6 +5,8 @@ as backs; double-dummy notes shown; clear errors for bad players and record file
 from __future__ import annotations
 
 import re
+import sys
+import types
 import xml.etree.ElementTree as ET
 
 import jax
@@ -149,3 +151,27 @@ def test_rummy_table_rows_labels_and_stock():
     assert used_cards(svg).count(card_id("QC")) == 2  # a multiset hand
     scale = re.search(r'scale\(([0-9.]+)\)', svg)
     assert scale and float(scale.group(1)) < 1
+
+
+def test_view_cli_dd_calls_annotate(tmp_path, capsys, monkeypatch):
+    """`--dd [--from-trick K]` shows what `solvers.annotate.annotate` returns (a stand-in
+    here: the real one is the solvers' own test)."""
+    record = short_record("whist")
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    calls = []
+
+    def annotate(rec: dict, **kwargs) -> dict[int, dict]:
+        calls.append(kwargs)
+        played = rec["actions"][4]
+        return {4: {"values": {played: 3}, "best": 4, "played": played, "loss": 1,
+                    "unit": "tricks"}}
+
+    monkeypatch.setitem(sys.modules, "solvers.annotate", types.SimpleNamespace(
+        annotate=annotate))
+    out = tmp_path / "dd.html"
+    main(["view", str(path), "-o", str(out), "--dd", "--from-trick", "2"])
+    assert calls == [{"from_trick": 2}]
+    assert f"Played {record['actions'][4]}: loses 1" in out.read_text()
+    main(["view", str(path), "-o", str(out), "--dd"])
+    assert calls[-1] == {}
