@@ -30,6 +30,9 @@ from kanjax.envs.layout import slots
 from kanjax.jaxutil import Array, tree_where
 from kanjax.scene import Scene
 
+if typing.TYPE_CHECKING:
+    from kanjax.svg import Picture
+
 
 def register_state(cls: type) -> type:
     """Make a frozen dataclass a pytree whose every field is data (an array)."""
@@ -284,6 +287,18 @@ class Env(abc.ABC):
         """One (unbatched) state as a `kanjax.scene.Scene`: every hand open (`player=None`)
         or what `observe` gives `player`; the terminal table and the SVG/HTML views draw it."""
         raise NotImplementedError(f"{self.name}: no scene")
+
+    def render_svg(self, state: State, player: int | None = None) -> str:
+        """`scene(state, player)` drawn as an SVG document (`kanjax.svg`)."""
+        from kanjax.svg import draw
+
+        return draw(self.scene(state, player))
+
+    def picture(self, state: State, player: int | None = None) -> Picture:
+        """`render_svg` as a `kanjax.svg.Picture`: shown inline in Jupyter, `save_svg(path)`."""
+        from kanjax.svg import Picture
+
+        return Picture(self.render_svg(state, player))
 
     def status_line(self, state: State, player_name: Callable[[int], str],
                     over: str = "match over", limit: int | None = None) -> str:

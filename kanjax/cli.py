@@ -1,4 +1,4 @@
-"""The `kanjax` command: simulate, bench, play, replay, show."""
+"""The `kanjax` command: simulate, bench, play, replay, show, view."""
 
 from __future__ import annotations
 
@@ -120,6 +120,28 @@ def _cmd_show(args) -> None:
     print(env.render(env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
 
+def _cmd_view(args) -> None:
+    import importlib
+
+    from kanjax import records
+    from kanjax.view import view_html
+
+    record = records.load(args.record)
+    notes = None
+    if args.dd:
+        try:  # the double-dummy solvers (a package above kanjax), only when asked for
+            annotate = importlib.import_module("solvers.annotate").annotate
+        except ImportError as err:
+            raise ValueError(f"--dd needs the double-dummy solvers ({err})") from None
+        notes = annotate(record, **({} if args.from_trick is None else
+                                    {"from_trick": args.from_trick}))
+    elif args.from_trick is not None:
+        raise ValueError("--from-trick chooses where --dd's annotations start: add --dd")
+    Path(args.out).write_text(view_html(record, player=args.player, notes=notes))
+    print(f"{args.out}: {len(record['actions'])} actions; open it in a browser (arrow keys "
+          "step through the game)")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="kanjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -167,6 +189,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--set", action="append", metavar="KEY=VALUE")
     p.set_defaults(fn=_cmd_show)
 
+    p = sub.add_parser("view", help="a record as one HTML page: the table at every step")
+    p.add_argument("record", help="a JSON record (kanjax play, kanjax tournament game)")
+    p.add_argument("-o", "--out", default="game.html", help="the page written")
+    p.add_argument("--player", type=int, help="show only what this player sees (default: "
+                                              "every hand open)")
+    p.add_argument("--dd", action="store_true",
+                   help="annotate each card play with its double-dummy value and loss")
+    p.add_argument("--from-trick", type=int, metavar="K",
+                   help="with --dd: annotate from trick K on (the solver is slow early)")
+    p.set_defaults(fn=_cmd_view)
+
     p = sub.add_parser("games", help="list the game names")
     p.set_defaults(fn=lambda args: print("\n".join(__import__("kanjax").games())))
 
@@ -178,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
 
     args = parser.parse_args(argv)
     try:
-        if args.command in ("play", "replay", "show"):  # a person waits for these
+        if args.command in ("play", "replay", "show", "view"):  # a person waits for these
             use_compilation_cache()
             with compiling_notice():
                 args.fn(args)

@@ -48,3 +48,15 @@ class Scene:
     legal: tuple[str, ...] = ()  # the legal actions by name
     status: str = ""  # "to act: P2", "match over", how the last deal ended
     viewer: int | None = None
+
+
+def check_viewer(player: int | None, num_players: int) -> int | None:
+    """`player` as a viewer of a `Scene` (None: every hand open); ValueError naming a player
+    that is not one of the game's."""
+    if player is None:
+        return None
+    if isinstance(player, bool) or not isinstance(player, int) or not (
+            0 <= player < num_players):
+        raise ValueError(f"player {player!r}: want a player 0..{num_players - 1} "
+                         "(or None: every hand open)")
+    return player

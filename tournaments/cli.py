@@ -40,10 +40,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--report", action="store_true", help="print the report when done")
     r.set_defaults(fn=_run)
 
-    g = tsub.add_parser("game", help="one stored game as a JSON record (for `kanjax replay`)")
+    g = tsub.add_parser("game", help="one stored game as a JSON record (for `kanjax replay`), "
+                                     "or with --html as a page to step through")
     g.add_argument("dir")
     g.add_argument("game_id", type=int)
-    g.add_argument("--out", default="game.json")
+    g.add_argument("--html", action="store_true",
+                   help="write the game's HTML view (`kanjax view`) instead of its record")
+    g.add_argument("-o", "--out", help="the file written (default: game.json, with --html "
+                                       "game.html)")
     g.set_defaults(fn=_game)
 
     rep = tsub.add_parser("report", help="statistics, ratings and plots of a results folder")
@@ -118,11 +122,19 @@ def _game(args) -> None:
                if p >= 0 else None)
     record = records.record_of_actions(row["game"], json.loads(row["flags"]), seed, row["seed"],
                                        row["actions"], row["scores"], forfeit)
-    records.save(record, args.out)
-    print(f"{args.out}: game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
-          f"{len(record['actions'])} actions"
-          + (f", then player {p} forfeited ({row['forfeit_reason']})" if forfeit else "")
-          + f"; check it with `kanjax replay {args.out}`")
+    what = (f"game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
+            f"{len(record['actions'])} actions"
+            + (f", then player {p} forfeited ({row['forfeit_reason']})" if forfeit else ""))
+    if args.html:
+        from kanjax.view import view_html
+
+        out = args.out or "game.html"
+        Path(out).write_text(view_html(record, title=f"{args.dir}: {what}"))
+        print(f"{out}: {what}; open it in a browser")
+        return
+    out = args.out or "game.json"
+    records.save(record, out)
+    print(f"{out}: {what}; check it with `kanjax replay {out}`")
 
 
 def _report(args) -> None:

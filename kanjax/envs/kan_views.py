@@ -28,13 +28,18 @@ from kanjax.envs.kan import (
     KanState,
     summary,
 )
+from kanjax.scene import Group, Scene, Seat, check_viewer
 
 KAN_SUITS = "CDHS"  # Kan suit ids 0..3 (kan.md §15), as `trump=` of `trick_start` names them
 DEAL_FLAGS = ("players", "yonin_removed_five")  # header fields that are variant flags
 
 
+_summary_jitted = jax.jit(summary)
+
+
 def _numpy_summary(state: KanState) -> dict[str, np.ndarray]:
-    return {k: np.asarray(v) for k, v in summary(state).items()}
+    """`summary` as numpy arrays (one compiled call per state shape, not op by op)."""
+    return {k: np.asarray(v) for k, v in _summary_jitted(state).items()}
 
 
 def _hands_by_seat(s: dict, n: int) -> list[list[int]]:
@@ -43,13 +48,61 @@ def _hands_by_seat(s: dict, n: int) -> list[list[int]]:
     return [[int(c) for c in np.flatnonzero(owner == occupant[seat])] for seat in range(n)]
 
 
-def _current_trick(s: dict, n: int) -> list[tuple[int, int]]:
-    """(player, card) of the trick in progress, in play order from its leader."""
+def _current_trick(s: dict, n: int, trick: int | None = None) -> list[tuple[int, int]]:
+    """(player, card) of the trick in progress (or of the finished `trick`), in seat order
+    from the current trick's leader (the trick in progress: its play order)."""
     played = s["played"]
-    cards = np.flatnonzero((played >= 0) & (played // 8 == s["trick"]))
+    t = int(s["trick"]) if trick is None else trick
+    cards = np.flatnonzero((played >= 0) & (played // 8 == t))
     seat = s["seat_of"]
     return sorted(((int(played[c] % 8), int(c)) for c in cards),
                   key=lambda pc: (seat[pc[0]] - seat[int(s["leader"])]) % n)
+
+
+def _header(env, s: dict) -> str:
+    """Round, deal, dealer, trump and Rk / Rm of a summary."""
+    trump, rounds = int(s["trump"]), env.config.n_rounds
+    return (f"{env.name}  round {min(int(s['round']) + 1, rounds)}/{rounds}  "
+            f"deal {int(s['deal'])}  dealer P{int(s['dealer'])}  "
+            f"trump {KAN_SUITS[trump] if trump >= 0 else '?'}  "
+            f"Rk {int(s['rk']):+d}  Rm {int(s['rm']):+d}")
+
+
+def _points(points: np.ndarray) -> str:
+    """The point cards taken by each team (-1: hidden from the viewer, KAN-28)."""
+    return "points " + " / ".join(f"{team} {int(v) if v >= 0 else '?'}"
+                                  for team, v in zip(("kankei", "mukankei"), points, strict=True))
+
+
+def _scores(s: dict) -> str:
+    return "scores: " + "  ".join(f"P{p} {int(v):+d}" for p, v in enumerate(s["scores"]))
+
+
+def _deal_lines(s: dict) -> list[str]:
+    """The Gambari target (KAN-65) and the Yonin contract (KAN-56), where there is one."""
+    lines = []
+    if int(s["target"]) >= 0:
+        lines.append(f"kankei target {int(s['target'])}" if s["kankei"].any()
+                     else f"bidding at target {int(s['target'])}")
+    kind, declarer = (int(x) for x in s["contract"])
+    if kind:
+        lines.append(f"contract {('SKUNK', 'ALL16')[kind - 1]} declared by P{declarer}")
+    return lines
+
+
+def _last_deal(s: dict) -> str:
+    return f"last deal: {ks.OUTCOME_NAMES[int(s['last_outcome'])]}"
+
+
+def _roles(s: dict, n: int, kankei: np.ndarray) -> list[str]:
+    """Each player's role: kankei, mukankei (once teams are known), the 6-player dealer who
+    sits out (KAN-16), "kankei?" where the viewer does not know (`kankei` -1, KAN-52)."""
+    teams = s["kankei"].any()
+    dealer_out = n == 6
+    return ["kankei" if kankei[p] == 1 else
+            "dealer" if dealer_out and p == int(s["dealer"]) else
+            "kankei?" if kankei[p] < 0 else
+            "mukankei" if teams else "" for p in range(n)]
 
 
 def header_slots(env, state: KanState) -> dict[str, np.ndarray]:
@@ -73,40 +126,71 @@ class KanViews:
         and how the last deal ended."""
         s = _numpy_summary(state)
         n = self.num_players
-        trump = int(s["trump"])
-        occupant = np.argsort(s["seat_of"])
-        rounds = self.config.n_rounds
-        lines = [
-            f"{self.name}  round {min(int(s['round']) + 1, rounds)}/{rounds}  "
-            f"deal {int(s['deal'])}  dealer P{int(s['dealer'])}  "
-            f"trump {'CDHS'[trump] if trump >= 0 else '?'}  "
-            f"Rk {int(s['rk']):+d}  Rm {int(s['rm']):+d}  "
-            f"points kankei {int(s['points'][0])} / mukankei {int(s['points'][1])}",
-            "scores: " + "  ".join(f"P{p} {int(v):+d}" for p, v in enumerate(s["scores"])),
-        ]
-        if int(s["target"]) >= 0:  # Gambari (KAN-65)
-            lines.append(f"kankei target {int(s['target'])}" if s["kankei"].any()
-                         else f"bidding at target {int(s['target'])}")
-        kind, declarer = (int(x) for x in s["contract"])
-        if kind:  # Yonin (KAN-56)
-            lines.append(f"contract {('SKUNK', 'ALL16')[kind - 1]} declared by P{declarer}")
+        roles = _roles(s, n, s["kankei"].astype(np.int32))
+        lines = [_header(self, s) + "  " + _points(s["points"]), _scores(s), *_deal_lines(s)]
         hands = _hands_by_seat(s, n)
-        teams = s["kankei"].any()
-        dealer_out = n == 6  # the 6-player dealer sits out (KAN-16)
-        for seat in range(n):
-            p = int(occupant[seat])
-            role = ("kankei  " if s["kankei"][p] else
-                    "dealer  " if dealer_out and p == int(s["dealer"]) else
-                    "mukankei" if teams else "        ")
-            lines.append(f"seat {seat}  P{p}  {role}  {self.card_deck.format_by_suit(hands[seat])}")
+        for seat, p in enumerate(np.argsort(s["seat_of"])):
+            lines.append(f"seat {seat}  P{p}  {roles[p]:<8}  "
+                         f"{self.card_deck.format_by_suit(hands[seat])}")
         trick = _current_trick(s, n)
         if trick:
             lines.append(f"trick {int(s['trick']) + 1}: " + ", ".join(
                 f"P{p} {self.card_deck.token(c)}" for p, c in trick))
         lines.append(self.status_line(state, lambda p: f"P{p}", limit=12))
         if int(s["last_outcome"]) >= 0:
-            lines.append(f"last deal: {ks.OUTCOME_NAMES[int(s['last_outcome'])]}")
+            lines.append(_last_deal(s))
         return "\n".join(lines)
+
+    def scene(self, state: KanState, player: int | None = None) -> Scene:
+        """The header, the seats in table order (hands by suit, role, match score), the trick
+        in progress with its owners (between tricks: the one just taken), the points and
+        scores, whose turn. For `player`, what `observe` gives him (KAN-46): his own hand only
+        (Yonin's trump choice: the three cards he has seen, KAN-57), the teams and points as
+        far as he knows them (KAN-52, KAN-28), and the legal actions only when he is to act."""
+        s = _numpy_summary(state)
+        n = self.num_players
+        viewer = check_viewer(player, n)
+        deck = self.card_deck
+        kankei, points = s["kankei"].astype(np.int32), s["points"]
+        seen = None
+        if viewer is not None:
+            obs = np.asarray(self.jitted("observe")(state, viewer))
+            fields = self.obs_slices()
+            seen = np.flatnonzero(obs[fields["cards"]].reshape(-1, 4)[:, 0] == 1)
+            kankei, points = obs[fields["kankei"]], obs[fields["points"]]
+        roles = _roles(s, n, kankei)
+        done = bool(state.terminated | state.truncated)
+        to_act = None if done else int(state.current_player)
+        owner = s["hand_owner"]
+        seats = []
+        for p in np.argsort(s["seat_of"]):
+            p = int(p)
+            held = deck.sort_hand(np.flatnonzero(owner == p))
+            shown = held if viewer in (None, p) else None
+            if viewer == p:
+                shown = deck.sort_hand(seen)
+            seats.append(Seat(
+                player=p, label=f"P{p}", role=roles[p].strip(),
+                cards=None if shown is None else tuple(deck.token(c) for c in shown),
+                count=len(held), notes=(f"score {int(s['scores'][p]):+d}",),
+                to_act=p == to_act))
+        t, label = int(s["trick"]), f"trick {int(s['trick']) + 1}"
+        trick = _current_trick(s, n)
+        if not trick and 0 < t <= ks.NUM_TRICKS:  # between tricks: the one just taken
+            trick = _current_trick(s, n, t - 1)
+            label = f"trick {t}, taken by P{int(header_slots(self, state)['winners'][t - 1])}"
+        table = (Group(label, tuple(deck.token(c) for _, c in trick),
+                       tuple(p for p, _ in trick)),) if trick else ()
+        status = "match over" if done else f"to act: P{to_act}"
+        if done and bool(state.illegal_action):
+            status += " (illegal action)"
+        last = [_last_deal(s)] if int(s["last_outcome"]) >= 0 else []
+        shows_legal = not done and viewer in (None, to_act)
+        return Scene(
+            game=self.name, header=_header(self, s), seats=tuple(seats), table=table,
+            scores=(_points(points), _scores(s), *_deal_lines(s), *last), to_act=to_act,
+            legal=tuple(self.action_name(a, state) for a in self.legal_actions(state))
+            if shows_legal else (), status=status, viewer=viewer)
 
     # ---- deal strings -----------------------------------------------------------------------
     def deal_string(self, state: KanState) -> str:

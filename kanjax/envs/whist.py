@@ -67,6 +67,7 @@ from kanjax.envs import dealing
 from kanjax.envs.deal_fields import read_deal
 from kanjax.envs.layout import Layout
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
+from kanjax.scene import Group, Scene, Seat, check_viewer
 
 NUM_CARDS = 52
 NUM_TRICKS = 13
@@ -166,6 +167,31 @@ _summary_jitted = jax.jit(summary)
 def summary_numpy(state: WhistState) -> dict[str, np.ndarray]:
     """`summary` as numpy arrays (one compiled call per batch shape, not op by op)."""
     return {k: np.asarray(v) for k, v in _summary_jitted(state).items()}
+
+
+def _header(s: dict[str, np.ndarray]) -> str:
+    """Trump, opening leader and the trick in play of a summary."""
+    trick = int(s["trick"])
+    return (f"whist  trump {TRUMPS[int(s['trump']) + 1]}  opening leader "
+            f"{SEATS[int(s['first_leader'])]}  trick {min(trick + 1, NUM_TRICKS)}/{NUM_TRICKS}")
+
+
+def _tricks(s: dict[str, np.ndarray]) -> str:
+    ns, ew = (int(x) for x in s["tricks"])
+    return f"tricks N-S {ns} / E-W {ew}"
+
+
+def _current_trick(s: dict[str, np.ndarray]) -> list[tuple[int, int]]:
+    """(player, card) of the trick in progress, in play order from its leader."""
+    leader = int(s["leader"])
+    played = [(p, int(s["trick_cards"][p])) for p in ((leader + i) % 4 for i in range(4))]
+    return [(p, c) for p, c in played if c >= 0]
+
+
+def _taken_trick(s: dict[str, np.ndarray], t: int) -> list[tuple[int, int]]:
+    """(player, card) of the finished trick `t`, by player."""
+    played = s["played"]
+    return sorted((int(played[c] % 4), int(c)) for c in np.flatnonzero(played // 4 == t))
 
 
 class WhistEnv(Env):
@@ -336,24 +362,51 @@ class WhistEnv(Env):
     def render(self, state: WhistState) -> str:
         """Trump, opening leader, tricks, each hand by suit, the current trick, whose turn."""
         s = summary_numpy(state)
-        ns, ew = (int(x) for x in s["tricks"])
-        trick = int(s["trick"])
-        lines = [
-            f"whist  trump {TRUMPS[int(s['trump']) + 1]}  opening leader "
-            f"{SEATS[int(s['first_leader'])]}  trick {min(trick + 1, NUM_TRICKS)}/{NUM_TRICKS}  "
-            f"tricks N-S {ns} / E-W {ew}",
-        ]
+        lines = [f"{_header(s)}  {_tricks(s)}"]
         owner = s["hand_owner"]
         for p in range(4):
             lines.append(f"{SEATS[p]}  {DECK.format_by_suit(np.flatnonzero(owner == p))}")
-        leader = int(s["leader"])
-        played = [(p, int(s["trick_cards"][p])) for p in ((leader + i) % 4 for i in range(4))]
-        played = [(p, c) for p, c in played if c >= 0]
+        played = _current_trick(s)
         if played:
-            lines.append(f"trick {trick + 1}: " + ", ".join(
+            lines.append(f"trick {int(s['trick']) + 1}: " + ", ".join(
                 f"{SEATS[p]} {DECK.token(c)}" for p, c in played))
         lines.append(self.status_line(state, SEATS.__getitem__, over="game over"))
         return "\n".join(lines)
+
+    def scene(self, state: WhistState, player: int | None = None) -> Scene:
+        """Trump, opening leader and trick in the header; the seats in play order from S (at
+        the bottom, as bridge diagrams draw them) with their roles (bridge's: the declarer sits
+        at the opening leader's right) and tricks taken; the current trick with its owners
+        (between tricks: the one just taken).
+        For `player`, what `observe` gives him: his own hand, the others' as counts, the legal
+        plays only when he is to act."""
+        s = summary_numpy(state)
+        viewer = check_viewer(player, 4)
+        first, owner = int(s["first_leader"]), s["hand_owner"]
+        roles = {(first + 3) % 4: "declarer", (first + 1) % 4: "dummy"}
+        done = bool(state.terminated | state.truncated)
+        to_act = None if done else int(state.current_player)
+        tricks = s["tricks"]
+        seats = tuple(Seat(
+            player=p, label=SEATS[p], role=roles.get(p, "defence"),
+            cards=tuple(DECK.token(c) for c in DECK.sort_hand(np.flatnonzero(owner == p)))
+            if viewer in (None, p) else None,
+            count=int((owner == p).sum()), notes=(f"side tricks {int(tricks[p % 2])}",),
+            to_act=p == to_act) for p in (2, 3, 0, 1))
+        t, label = int(s["trick"]), f"trick {int(s['trick']) + 1}"
+        played = _current_trick(s)
+        if not played and t > 0:  # between tricks: the one just taken
+            played = _taken_trick(s, t - 1)
+            label = f"trick {t}, taken by {SEATS[int(s['winners'][t - 1])]}"
+        table = (Group(label, tuple(DECK.token(c) for _, c in played),
+                       tuple(p for p, _ in played)),) if played else ()
+        status = "game over" if done else f"to act: {SEATS[to_act]}"
+        if done and bool(state.illegal_action):
+            status += " (illegal action)"
+        return Scene(
+            game=self.name, header=_header(s), seats=seats, table=table, scores=(_tricks(s),),
+            to_act=to_act, legal=tuple(self.action_name(a) for a in self.legal_actions(state))
+            if not done and viewer in (None, to_act) else (), status=status, viewer=viewer)
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------
     def trick_rules(self, state: Any = None) -> dict[str, Any]:

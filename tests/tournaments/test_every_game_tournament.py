@@ -3,8 +3,8 @@ tournament of users' engines (issue 28): a `jax` bot (a tiny network and its che
 inside the batch) and a batched Python bot (a stub engine playing random legal moves, asked
 once a step for all its games); one deal seed, the small flags its test folder declares,
 chunks of 4 games. Its report under the game's role names, and a stored game out as a record
-(`kanjax tournament game`) that `kanjax replay` re-runs step by step. A new game is covered
-the moment it registers."""
+(`kanjax tournament game`) that `kanjax replay` re-runs step by step, and as its HTML view
+(`--html`). A new game is covered the moment it registers."""
 
 from __future__ import annotations
 
@@ -83,3 +83,8 @@ def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path):
     assert "kanjax replay" in kanjax_cli("tournament", "game", str(out), "1", "--out",
                                          str(record))
     assert "OK" in kanjax_cli("replay", str(record))
+    page = tmp_path / "game.html"  # the same game as the HTML view (issue 29)
+    assert "open it in a browser" in kanjax_cli("tournament", "game", str(out), "1", "--html",
+                                                "-o", str(page))
+    steps = len(json.loads(record.read_text())["actions"]) + 1
+    assert page.read_text().count('<li data-step="') == steps

@@ -1,0 +1,177 @@
+"""`Env.render_svg` and `kanjax.view.view_html` (issue 29): well-formed SVG at every state of
+a short match of each game, all hands open and as one player sees them; hidden hands drawn
+as backs; double-dummy notes shown; clear errors for bad players and record files."""
+
+from __future__ import annotations
+
+import re
+import sys
+import types
+import xml.etree.ElementTree as ET
+
+import jax
+import pytest
+
+import kanjax
+from kanjax import records
+from kanjax.cli import main
+from kanjax.scene import Group, Scene, Seat
+from kanjax.svg import Picture, card_id, draw
+from kanjax.view import record_scenes, view_html
+from tests.view.records import mid_trick_step, short_record
+
+SVG = "{http://www.w3.org/2000/svg}svg"
+
+
+def used_cards(svg: str) -> list[str]:
+    """The definitions the drawing's cards use, in order (`kc-back`: a face-down card)."""
+    return re.findall(r'<use href="#(kc-[^"]+)"', svg)
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_every_state_is_well_formed_svg(game):
+    record = short_record(game)
+    m = records.start_match(record)
+    ids, bad = m.action_ids(record["actions"])
+    assert bad is None
+    played = m.run(ids)
+    for i in range(len(ids) + 1):
+        for player in (None, i % m.env.num_players):
+            root = ET.fromstring(m.env.render_svg(played.state(i), player))
+            assert root.tag == SVG and float(root.get("height")) >= 720
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_hidden_hands_are_backs_with_counts(game):
+    record = short_record(game)
+    step = mid_trick_step(record)
+    for viewer in range(kanjax.make(game, **record["flags"]).num_players):
+        scene = record_scenes(record, viewer)[step]
+        svg = draw(scene)
+        ET.fromstring(svg)
+        shown = {t for s in scene.seats if s.player == viewer for t in s.cards}
+        shown |= {t for g in scene.table for t in g.cards}
+        faces = {u for u in used_cards(svg) if u != "kc-back"}
+        assert faces == {card_id(t) for t in shown}
+        hidden = sum(s.count for s in scene.seats if s.cards is None)
+        hidden += sum(s.count - len(s.cards) for s in scene.seats if s.cards is not None)
+        hidden += sum(1 for g in scene.table if g.hidden)
+        assert used_cards(svg).count("kc-back") == hidden
+        assert all(s.cards is None for s in scene.seats if s.player != viewer)
+
+
+def test_open_view_shows_every_hand():
+    record = short_record("gonin_kan")
+    scene = record_scenes(record)[mid_trick_step(record)]
+    svg = draw(scene)
+    assert "kc-back" not in used_cards(svg)
+    for seat in scene.seats:
+        assert f"{seat.label}  {seat.role}" in svg and all(card_id(t) in svg for t in seat.cards)
+    assert sum(s.to_act for s in scene.seats) == 1 and "\u25b6 " in svg  # the mover marked
+
+
+def test_notes_show_values_and_the_loss():
+    record = short_record("whist")
+    step = mid_trick_step(record)
+    scene = record_scenes(record)[step]
+    values = {name: 5 - k for k, name in enumerate(scene.legal)}
+    played = record["actions"][step]
+    note = {"values": values, "best": 5, "played": played, "loss": 5 - values[played],
+            "unit": "tricks"}
+    svg = draw(scene, note)
+    assert f"double dummy: best 5 tricks; played {played}" in svg
+    if note["loss"]:
+        assert f"(-{note['loss']})" in svg
+    page = view_html(record, notes={step: note})
+    assert f"Played {played}" in page and "double dummy (tricks): best 5" in page
+    assert f'<li data-step="{step}"><span class="n">{step}</span>' in page
+
+
+def test_page_is_self_contained():
+    record = short_record("yonin_kan")
+    page = view_html(record, player=1, title="a <test> page")
+    assert page.startswith("<!DOCTYPE html>") and "a &lt;test&gt; page" in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched
+    assert page.count('<li data-step="') == len(record["actions"]) + 1
+    assert f'max="{len(record["actions"])}"' in page
+
+
+def test_picture_for_jupyter(tmp_path):
+    env = kanjax.make("whist")
+    state = env.init(jax.random.PRNGKey(0))
+    picture = env.picture(state, player=2)
+    assert isinstance(picture, Picture) and picture._repr_svg_() == env.render_svg(state, 2)
+    picture.save_svg(tmp_path / "deal.svg")
+    assert ET.parse(tmp_path / "deal.svg").getroot().tag == SVG
+
+
+def test_bad_player_is_named():
+    with pytest.raises(ValueError, match=r"whist: player 4: want a player 0\.\.3"):
+        view_html(short_record("whist"), player=4)
+    with pytest.raises(ValueError, match=r"gonin_kan: player -1: want a player 0\.\.4"):
+        record_scenes(short_record("gonin_kan"), -1)
+
+
+def test_view_cli(tmp_path, capsys):
+    path = tmp_path / "game.json"
+    records.save(short_record("whist"), path)
+    out = tmp_path / "game.html"
+    main(["view", str(path), "-o", str(out), "--player", "2"])
+    assert f"{out}: " in capsys.readouterr().out and "<svg" in out.read_text()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    for argv, message in (
+            ([str(bad)], "not a JSON game record"),
+            ([str(tmp_path / "none.json")], "cannot read the record"),
+            ([str(path), "--player", "7"], "player 7: want a player 0..3"),
+            ([str(path), "--from-trick", "3"], "--from-trick chooses where --dd"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(["view", *argv, "-o", str(out)])
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_rummy_table_rows_labels_and_stock():
+    """Game-neutral: melds and piles in labelled rows, the stock face down with its count,
+    a table too full for the oval scaled down to fit it."""
+    hand = ("AS", "2S", "3S", "JK", "TH", "QC", "QC")
+    melds = tuple(Group(f"P{i % 3}: run", ("3S", "4S", "5S", "6S")[: 3 + i % 2])
+                  for i in range(30))
+    scene = Scene(game="rummy", header="rummy  round 1/5", table=(
+        *melds, Group("discard pile", ("7D",)), Group("stock", (), None, 40)), seats=(
+        Seat(0, "P0", cards=hand, count=7, notes=("opened",), to_act=True),
+        Seat(1, "P1", count=9), Seat(2, "P2", count=12)), to_act=0, viewer=0,
+        legal=("draw stock", "take 7D"))
+    svg = draw(scene)
+    root = ET.fromstring(svg)
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "discard pile" in texts and "stock" in texts and "40" in texts
+    assert texts.count("P1: run") == 10 and "legal: draw stock, take 7D" in texts
+    assert used_cards(svg).count("kc-back") == 9 + 12 + 1
+    assert used_cards(svg).count(card_id("QC")) == 2  # a multiset hand
+    scale = re.search(r'scale\(([0-9.]+)\)', svg)
+    assert scale and float(scale.group(1)) < 1
+
+
+def test_view_cli_dd_calls_annotate(tmp_path, capsys, monkeypatch):
+    """`--dd [--from-trick K]` shows what `solvers.annotate.annotate` returns (a stand-in
+    here: the real one is the solvers' own test)."""
+    record = short_record("whist")
+    path = tmp_path / "game.json"
+    records.save(record, path)
+    calls = []
+
+    def annotate(rec: dict, **kwargs) -> dict[int, dict]:
+        calls.append(kwargs)
+        played = rec["actions"][4]
+        return {4: {"values": {played: 3}, "best": 4, "played": played, "loss": 1,
+                    "unit": "tricks"}}
+
+    monkeypatch.setitem(sys.modules, "solvers.annotate", types.SimpleNamespace(
+        annotate=annotate))
+    out = tmp_path / "dd.html"
+    main(["view", str(path), "-o", str(out), "--dd", "--from-trick", "2"])
+    assert calls == [{"from_trick": 2}]
+    assert f"Played {record['actions'][4]}: loses 1" in out.read_text()
+    main(["view", str(path), "-o", str(out), "--dd"])
+    assert calls[-1] == {}
