@@ -100,28 +100,16 @@ def join_ray_cluster(address: str, timeout: float = 5.0) -> None:
 
 
 def _game(args) -> None:
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
     from kanjax import records
+    from tournaments import stored
 
-    if not os.path.isdir(os.path.join(args.dir, "games")):
-        raise ValueError(f"{args.dir}: not a tournament results folder (no games/ in it)")
-    games = ds.dataset(os.path.join(args.dir, "games"))
-    rows = games.to_table(filter=pc.field("game_id") == args.game_id).to_pylist()
-    if not rows:
-        raise ValueError(f"{args.dir}: no stored game with id {args.game_id}")
-    row = rows[0]
-    seed = json.load(open(os.path.join(args.dir, "manifest.json")))["config"]["seed"]
-    p = row["forfeit"]
-    forfeit = ({"player": p, "bot": row["bots"][p], "reason": row["forfeit_reason"]}
-               if p >= 0 else None)
-    record = records.record_of_actions(row["game"], json.loads(row["flags"]), seed, row["seed"],
-                                       row["actions"], row["scores"], forfeit)
+    [row] = stored.game_rows(args.dir, [args.game_id])
+    record = stored.game_record(row, stored.run_seed(args.dir))
     records.save(record, args.out)
+    p = row["forfeit"]
     print(f"{args.out}: game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
           f"{len(record['actions'])} actions"
-          + (f", then player {p} forfeited ({row['forfeit_reason']})" if forfeit else "")
+          + (f", then player {p} forfeited ({row['forfeit_reason']})" if p >= 0 else "")
           + f"; check it with `kanjax replay {args.out}`")
 
 
