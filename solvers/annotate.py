@@ -22,15 +22,14 @@ search, so a caller that keeps a person waiting should start Kan games at trick 
 
 from __future__ import annotations
 
-from typing import Any
-
 from kanjax import records
+from kanjax.api import Env, State
 from solvers import api, convert
 from solvers.position import Position
 
 
 def _card_plays(record: dict, from_trick: int
-                ) -> tuple[Any, list[tuple[int, Any, Position]]]:
+                ) -> tuple[Env, list[tuple[int, State, Position]]]:
     """The record's env, and (step, state, position) for each card play of the record from
     trick `from_trick` of its deal on (the state before action `step`)."""
     match = records.start_match(record)
@@ -68,6 +67,8 @@ def annotate(record: dict, from_trick: int = 1, backend: str = "auto") -> dict[i
     value (None where the card played is one the solvers do not model, e.g. a Yonin joker
     under a contract in trick 1). `backend`: "auto", "cpu" or "jax" (`api.backend_of`).
     ValueError for a game without trick play, rules the solvers refuse, a bad record."""
+    if from_trick < 1:
+        raise ValueError(f"from_trick={from_trick}: want a trick number, 1 or more")
     env, plays = _card_plays(record, from_trick)
     sols = api.solve([pos for _, _, pos in plays], all_moves=True, backend=backend)
     out = {}

@@ -66,6 +66,11 @@ def test_kan_notes_from_a_late_trick(gambari_record):
     assert {p.side[p.to_move] for p in positions} == {True, False}  # kankei and mukankei
 
 
+def test_a_bad_first_trick_is_refused(whist_record):
+    with pytest.raises(ValueError, match="from_trick=0: want a trick number"):
+        annotate(whist_record, from_trick=0)
+
+
 @pytest.mark.parametrize("game", ["konkan", "conquian"])
 def test_a_game_without_tricks_is_refused(game):
     record = {"format": records.FORMAT, "game": game, "flags": {}, "seed": 0, "actions": []}
