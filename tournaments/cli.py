@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 UNFINISHED = 3  # the exit status of a run that stopped before its tournament was finished
+VIEWS = 200  # `report --html`: the game pages written by default (each replays its game)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,6 +54,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     rep = tsub.add_parser("report", help="statistics, ratings and plots of a results folder")
     rep.add_argument("dir")
     rep.add_argument("--json", action="store_true", help="print the JSON summary only")
+    rep.add_argument("--html", action="store_true",
+                     help="also write the report as one page, DIR/report.html, with a page "
+                          "for each game (DIR/views/)")
+    rep.add_argument("-o", "--out", help="with --html: the page's file (default "
+                                         "DIR/report.html)")
+    rep.add_argument("--views", type=int, metavar="N",
+                     help=f"with --html: write the pages of the first N games (default "
+                          f"{VIEWS})")
     rep.set_defaults(fn=_report)
 
 
@@ -104,27 +113,15 @@ def join_ray_cluster(address: str, timeout: float = 5.0) -> None:
 
 
 def _game(args) -> None:
-    import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-
     from kanjax import records
+    from tournaments import stored
 
-    if not os.path.isdir(os.path.join(args.dir, "games")):
-        raise ValueError(f"{args.dir}: not a tournament results folder (no games/ in it)")
-    games = ds.dataset(os.path.join(args.dir, "games"))
-    rows = games.to_table(filter=pc.field("game_id") == args.game_id).to_pylist()
-    if not rows:
-        raise ValueError(f"{args.dir}: no stored game with id {args.game_id}")
-    row = rows[0]
-    seed = json.load(open(os.path.join(args.dir, "manifest.json")))["config"]["seed"]
+    [row] = stored.game_rows(args.dir, [args.game_id])
+    record = stored.game_record(row, stored.run_seed(args.dir))
     p = row["forfeit"]
-    forfeit = ({"player": p, "bot": row["bots"][p], "reason": row["forfeit_reason"]}
-               if p >= 0 else None)
-    record = records.record_of_actions(row["game"], json.loads(row["flags"]), seed, row["seed"],
-                                       row["actions"], row["scores"], forfeit)
     what = (f"game {args.game_id} ({row['game']}, bots {', '.join(row['bots'])}), "
             f"{len(record['actions'])} actions"
-            + (f", then player {p} forfeited ({row['forfeit_reason']})" if forfeit else ""))
+            + (f", then player {p} forfeited ({row['forfeit_reason']})" if p >= 0 else ""))
     if args.html:
         from kanjax.view import view_html
 
@@ -138,11 +135,24 @@ def _game(args) -> None:
 
 
 def _report(args) -> None:
-    _print_report(args.dir, args.json)
+    if not args.html and (args.out or args.views is not None):
+        raise ValueError("--out and --views go with --html")
+    if args.views is not None and args.views < 0:
+        raise ValueError(f"--views {args.views}: want 0 or more")
+    result = _print_report(args.dir, args.json)
+    if args.html:
+        from tournaments.report_html import write_html
+
+        page, views = write_html(args.dir, result, args.out,
+                                 VIEWS if args.views is None else args.views)
+        print(f"{page}: the report as a page, with {views} of {result['games']} games' pages "
+              f"in {os.path.join(args.dir, 'views')}")
 
 
-def _print_report(folder: str, as_json: bool) -> None:
+def _print_report(folder: str, as_json: bool) -> dict:
+    """Compute the report of `folder`, print it (as JSON or a table) and return it."""
     from tournaments.report import format_report, report
 
     result = report(folder)
     print(json.dumps(result) if as_json else format_report(result))
+    return result

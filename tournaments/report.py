@@ -254,43 +254,76 @@ def _width(role: str) -> int:
     return max(len(role), 4) + 2
 
 
-def format_report(result: dict) -> str:
-    """A terminal table of a `report()` result."""
+def bot_table(result: dict) -> tuple[list[tuple[str, str, str]], list[list[str]]]:
+    """The per-bot table of a `report()` result, best rated first: its columns (header,
+    terminal alignment and width, the gap before it) and a row of cells a bot."""
     r = result["ratings"]
     elo = {b: (e, lo, hi) for b, e, lo, hi in zip(r["bots"], r["elo"], r["lo"], r["hi"],
                                                   strict=True)}
-    lines = [f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
-             + (f", {result['truncated']} truncated" if result["truncated"] else ""),
-             "", f"{'bot':<16}{'seats':>7}  {'score/deal [95% CI]':<26}"
-             f"{'score/match [95% CI]':<28}{'won':>6}"
-             + "".join(f"{r:>{_width(r)}}" for r in result["roles"])
-             + f"  {'Elo [95% CI]':<18}forfeits"]
+    columns = [("bot", "<16", ""), ("seats", ">7", ""), ("score/deal [95% CI]", "<26", "  "),
+               ("score/match [95% CI]", "<28", ""), ("won", ">6", ""),
+               *[(role, f">{_width(role)}", "") for role in result["roles"]],
+               ("Elo [95% CI]", "<18", "  "), ("forfeits", "", "")]
+    rows = []
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
-        per_deal = _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"])
-        by_role = "".join(f"{_pct(b['win_share_by_role'].get(r)):>{_width(r)}}"
-                          for r in result["roles"])
-        lines.append(f"{b['bot']:<16}{b['seats']:>7}  {per_deal:<26}"
-                     f"{_ci(b['score'], b['score_lo'], b['score_hi']):<28}"
-                     f"{_pct(b['win_share']):>6}{by_role}  "
-                     f"{_ci(*elo[b['bot']], digits=0):<18}"
-                     f"{_forfeit_cell(result['forfeits'].get(b['bot'], {}))}")
-    if result["roles"]:
-        lines.append("(won: share of deals his side won, overall and in each role)")
-    lines.append(f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
-                 f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
-                 "pairs left out)")
-    lines += ["", "pairwise (mean match score difference a - b over shared duplicate groups)"]
-    for p in result["pairwise"]:
-        lines.append(f"  {p['a']} - {p['b']}: {_ci(p['diff'], p['lo'], p['hi'])}"
-                     f"  ({p['groups']} groups)")
+        rows.append([b["bot"], str(b["seats"]),
+                     _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"]),
+                     _ci(b["score"], b["score_lo"], b["score_hi"]), _pct(b["win_share"]),
+                     *[_pct(b["win_share_by_role"].get(role)) for role in result["roles"]],
+                     _ci(*elo[b["bot"]], digits=0),
+                     _forfeit_cell(result["forfeits"].get(b["bot"], {}))])
+    return columns, rows
+
+
+def table_notes(result: dict) -> list[str]:
+    """The lines under the per-bot table: what `won` counts, how the ratings were fitted."""
+    r = result["ratings"]
+    notes = ["(won: share of deals his side won, overall and in each role)"] * bool(
+        result["roles"])
+    return notes + [f"(ratings: Davidson Bradley-Terry on {r['comparisons']} player pairs, "
+                    f"tie nu {r['nu']:.2f}; {r['partner_pairs_left_out']} whole-match partner "
+                    "pairs left out)"]
+
+
+PAIRWISE_TITLE = "pairwise (mean match score difference a - b over shared duplicate groups)"
+
+
+def pairwise_rows(result: dict) -> list[tuple[str, str, str, int]]:
+    """(a, b, the difference with its CI, shared groups) for each pair of bots."""
+    return [(p["a"], p["b"], _ci(p["diff"], p["lo"], p["hi"]), p["groups"])
+            for p in result["pairwise"]]
+
+
+def sprt_line(result: dict) -> str | None:
+    """The A/B test's verdict (or why there is none); None without an A/B test."""
     s = result.get("sprt")
-    if s:
-        lines.append("")
-        if "error" in s:
-            lines.append(f"SPRT: {s['error']}")
-        else:
-            llr = "n/a" if s["llr"] is None else f"{s['llr']:.2f}"
-            lines.append(f"SPRT {s['candidate']} vs {s['baseline']} (H0 mu={s['mu0']:g}, "
-                         f"H1 mu={s['mu1']:g}): {s['verdict']}, llr {llr} in "
-                         f"({s['lower']:.2f}, {s['upper']:.2f}) after {s['n']} groups")
+    if not s:
+        return None
+    if "error" in s:
+        return f"SPRT: {s['error']}"
+    llr = "n/a" if s["llr"] is None else f"{s['llr']:.2f}"
+    return (f"SPRT {s['candidate']} vs {s['baseline']} (H0 mu={s['mu0']:g}, "
+            f"H1 mu={s['mu1']:g}): {s['verdict']}, llr {llr} in "
+            f"({s['lower']:.2f}, {s['upper']:.2f}) after {s['n']} groups")
+
+
+def headline(result: dict) -> str:
+    """The report's title line: the folder, its games and groups (and truncated games)."""
+    return (f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
+            + (f", {result['truncated']} truncated" if result["truncated"] else ""))
+
+
+def format_report(result: dict) -> str:
+    """A terminal table of a `report()` result."""
+    columns, rows = bot_table(result)
+    lines = [headline(result), "",
+             "".join(gap + f"{head:{spec}}" for head, spec, gap in columns)]
+    lines += ["".join(gap + f"{cell:{spec}}" for (_, spec, gap), cell in
+                      zip(columns, row, strict=True)) for row in rows]
+    lines += table_notes(result) + ["", PAIRWISE_TITLE]
+    lines += [f"  {a} - {b}: {diff}  ({groups} groups)"
+              for a, b, diff, groups in pairwise_rows(result)]
+    sprt = sprt_line(result)
+    if sprt:
+        lines += ["", sprt]
     return "\n".join(format_completeness(result["completeness"]) + lines)

@@ -1,0 +1,87 @@
+"""`solvers.annotate`: a record's card plays noted with every legal card's double-dummy value,
+the values `kanjax solve --all-moves` (its `solvers.api.solve` call on `convert.from_state`'s
+position) gives, position by position, for the mover's side (issue 29)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kanjax import records
+from solvers import api, convert
+from solvers.annotate import annotate
+from solvers.cli import solve_deal
+
+
+@pytest.fixture(scope="module")
+def whist_record() -> dict:
+    return records.play_record("whist", {}, seed=1)
+
+
+@pytest.fixture(scope="module")
+def gambari_record() -> dict:
+    return records.play_record("gambari_kan", {"n_rounds": 1}, seed=3)
+
+
+def solved_alone(record: dict, step: int) -> dict[str, int]:
+    """The values of every legal card at `step`, the position solved by itself for the
+    mover's side (the solver's side's position, or its other side's)."""
+    env, state = records.state_at(record, step)
+    pos, _ = convert.from_state(env, state)
+    [sol] = api.solve([pos if pos.side[pos.to_move] else pos.other_side()], all_moves=True)
+    return {env.action_name(m, state): v for m, v in sol.moves.items()}
+
+
+def check_notes(record: dict, notes: dict[int, dict], unit: str) -> None:
+    for step, note in notes.items():
+        assert note["values"] == solved_alone(record, step), step
+        assert note["played"] == record["actions"][step]
+        assert note["best"] == max(note["values"].values())
+        assert note["loss"] == note["best"] - note["values"][note["played"]] >= 0
+        assert note["unit"] == unit
+
+
+def test_whist_notes_are_the_solvers_values_position_by_position(whist_record):
+    notes = annotate(whist_record, from_trick=12)
+    assert sorted(notes) == list(range(44, 52))  # the last two tricks' eight cards
+    check_notes(whist_record, notes, "tricks")
+    assert any(n["loss"] == 0 for n in notes.values())
+
+
+def test_whist_first_lead_is_kanjax_solve_all_moves_of_the_deal(whist_record):
+    """At the opening lead the position is the deal string's: `kanjax solve --all-moves`
+    gives the same values (the leader's side is the side it optimises)."""
+    assert annotate(whist_record, from_trick=14) == {}  # past the last trick
+    [deal] = whist_record["deals"]
+    out = solve_deal(deal["deal"], all_moves=True)
+    first = annotate(dict(whist_record, actions=whist_record["actions"][:1]))  # the lead only
+    assert first[0]["values"] == {f"play {card}": v for card, v in out["moves"].items()}
+    assert first[0]["best"] == out["value"]
+
+
+def test_kan_notes_from_a_late_trick(gambari_record):
+    notes = annotate(gambari_record, from_trick=8)
+    assert len(notes) == 3 * 3  # three players, tricks 8..10
+    check_notes(gambari_record, notes, "points")
+    positions = [convert.from_state(*records.state_at(gambari_record, s))[0] for s in notes]
+    assert {p.side[p.to_move] for p in positions} == {True, False}  # kankei and mukankei
+
+
+def test_a_bad_first_trick_is_refused(whist_record):
+    with pytest.raises(ValueError, match="from_trick=0: want a trick number"):
+        annotate(whist_record, from_trick=0)
+
+
+@pytest.mark.parametrize("game", ["konkan", "conquian"])
+def test_a_game_without_tricks_is_refused(game):
+    record = {"format": records.FORMAT, "game": game, "flags": {}, "seed": 0, "actions": []}
+    with pytest.raises(ValueError, match=f"{game}: no card play to annotate"):
+        annotate(record)
+
+
+@pytest.mark.slow
+def test_da_bai_fen_multi_card_play_is_refused_naming_the_game():
+    """Da Bai Fen's trick play is beyond the solvers' limits (multi-card plays, 5/10-point
+    cards): the searches refuse it, naming the game (slow: Da Bai Fen's match compiles)."""
+    record = records.play_record("da_bai_fen", {"max_hands": 1}, seed=1)
+    with pytest.raises(ValueError, match="da_bai_fen: beyond the solvers' limits"):
+        annotate(record)
