@@ -38,8 +38,9 @@ def play_args(game: str, path, *more: str) -> list[str]:
 
 @dataclasses.dataclass
 class Script:
-    """The match seat HUMAN plays answering "1", but with a card token the first time one
-    names a legal action alone; the heuristic bots in the other seats."""
+    """The match of the heuristic bots, seat HUMAN's moves typed by their number in the list
+    of legal actions, or by their card token the first time it names one legal action
+    alone."""
 
     env: Env
     answers: list[str]  # what the person types at each of his decisions
@@ -70,20 +71,17 @@ def script_of(game: str, scripts: dict[str, Script]) -> Script:
         states, token_step = [m.state], None
         while not m.done:
             state = m.state
+            action = int(bot(state, m.gkey)[0])
             if int(state.current_player) == HUMAN:
                 legal = env.scene(state, HUMAN).legal
-                last = [name.split()[-1] for name in legal]
-                tokens = [w for w in last if last.count(w) == 1 and _card_token(env, w)]
-                if token_step is None and tokens:
+                name = env.action_name(action, state)
+                last = [n.split()[-1] for n in legal]
+                word = name.split()[-1]
+                if token_step is None and last.count(word) == 1 and _card_token(env, word):
                     token_step = len(states) - 1
-                    answers.append(tokens[0])
-                    name = legal[last.index(tokens[0])]
+                    answers.append(word)
                 else:
-                    answers.append("1")
-                    name = legal[0]
-                action = env.action_from_name(name, state)
-            else:
-                action = int(bot(state, m.gkey)[0])
+                    answers.append(str(legal.index(name) + 1))
             m.step(action)
             states.append(m.state)
         scripts[game] = Script(env, answers, m.names, states, token_step)

@@ -45,7 +45,7 @@ from kanjax.cards import Deal, format_deal
 from kanjax.envs import cq_spec as cq
 from kanjax.envs.deal_fields import deck_places, read_deal
 from kanjax.envs.layout import Layout
-from kanjax.envs.scenes import label, legal_names, status, to_act
+from kanjax.envs.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.jaxutil import tree_where, update_lanes
 from kanjax.scene import Group, Scene, Seat
 
@@ -479,7 +479,7 @@ class ConquianEnv(Env):
         if E >= 0:
             table.append(Group(f"exposed ({'fresh' if s['fresh'] else 'offered'})",
                                (deck.token(E),)))
-        if s["selection"].any() and player in (None, mover):
+        if s["selection"].any() and shows_mover(mover, player):
             table.append(Group(f"{label(mover)} picked", tokens(s["selection"])))
         table += [Group("dead", tokens(loc == cq.LOC_DEAD)),
                   Group("stock", (), hidden=int(s["stock_left"]))]

@@ -8,7 +8,7 @@ import numpy as np
 
 from kanjax.api import Env, State
 from kanjax.envs import dbf_spec as ds
-from kanjax.envs.scenes import label, legal_names, status, to_act
+from kanjax.envs.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.scene import Group, Scene, Seat
 
 
@@ -68,7 +68,7 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
         table.append(Group(f"trick {int(s['tricks_done']) + 1}",
                            sum((_tokens(c) for _, c in plays), ()),
                            sum(((q,) * len(c) for q, c in plays), ())))
-    if s["selection"].any() and player in (None, mover):
+    if s["selection"].any() and shows_mover(mover, player):
         table.append(Group(f"{label(mover)} picked", _sorted(s["selection"])))
     kitty = loc == ds.LOC_KITTY
     if kitty.any():

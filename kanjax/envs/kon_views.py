@@ -7,7 +7,7 @@ import numpy as np
 
 from kanjax.api import Env, State
 from kanjax.envs import kon_spec as ks
-from kanjax.envs.scenes import label, legal_names, status, to_act
+from kanjax.envs.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.scene import Group, Scene, Seat
 
 
@@ -69,7 +69,7 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
                           to_act=p == mover))
     table = [Group(f"meld {m} {label(int(s['meld_owner'][m]))} {kind}",
                    tuple(meld_tokens(s, m))) for m, kind in melds(s)]
-    if s["selection"].any() and player in (None, mover):
+    if s["selection"].any() and shows_mover(mover, player):
         table.append(Group(f"{label(mover)} picked", _sorted(s["selection"])))
     top = int(s["pile_top"])
     pile = s["pile"].astype(np.int64)
