@@ -119,7 +119,7 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
                 action = int(bot(m.state, m.gkey)[0])
             table.moved(player, env.action_name(action, m.state))
             m.step(action)
-    except (Stopped, EOFError, KeyboardInterrupt) as err:
+    except (Stopped, KeyboardInterrupt) as err:
         stopped = str(err) or type(err).__name__
     record = m.record()
     records.save(record, out)

@@ -3,6 +3,7 @@ its legal actions. Game-neutral: only the scene's plain values are read."""
 
 from __future__ import annotations
 
+from rich.columns import Columns
 from rich.console import Group as Stack
 from rich.console import RenderableType
 from rich.table import Table
@@ -75,10 +76,10 @@ def draw(scene: Scene) -> RenderableType:
     return Stack(*parts)
 
 
-def legal_list(names: tuple[str, ...]) -> Text:
-    """The legal actions numbered from 1, several to a line."""
-    return Text("   ").join(Text.assemble((f"{i}", "bold green"), f" {name}")
-                            for i, name in enumerate(names, 1))
+def legal_list(names: tuple[str, ...]) -> Columns:
+    """The legal actions numbered from 1, in columns."""
+    return Columns([Text.assemble((f"{i:>2}", "bold green"), f" {name}")
+                    for i, name in enumerate(names, 1)], padding=(0, 3))
 
 
 def answer(text: str, legal: tuple[str, ...]) -> str:
