@@ -154,6 +154,14 @@ def test_hot_seat_hands_the_terminal_over(game, tmp_path, monkeypatch, capsys):
     assert record["actions"] and records.replay(record).ok
 
 
+def test_random_bots(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "g.json"
+    out = run_play(monkeypatch, capsys, play_args("conquian", path, "--human", "1", "--bots",
+                                                  "random"), io.StringIO("1\n" * 5))
+    record = records.load(path)
+    assert "stopped (end of input)" in out and records.replay(record).ok
+
+
 def test_bad_command_lines_say_what_is_wrong(capsys):
     for args, want in ((["--human", "7"], "--human 7: conquian has players 0..1"),
                        (["--bots", "random"], "--bots and --delay are for a match with "
