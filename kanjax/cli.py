@@ -81,6 +81,15 @@ def _cmd_bench(args) -> None:
 def _cmd_play(args) -> None:
     from kanjax import records
 
+    if args.human:
+        from kanjax.play import play
+
+        play(args.game, set_flags(args.set), args.seed, args.human, args.out,
+             args.bots or "heuristic", 0.5 if args.delay is None else args.delay, args.deal,
+             preparing=compiling_notice)
+        return
+    if args.bots or args.delay is not None:
+        raise ValueError("--bots and --delay are for a match with --human seats")
     record = records.play_record(args.game, set_flags(args.set), args.seed, start=args.deal)
     records.save(record, args.out)
     print(f"{args.out}: {len(record['actions'])} actions, scores {record['scores']}")
@@ -172,10 +181,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--json", action="store_true", help="print JSON only")
     p.set_defaults(fn=_cmd_bench)
 
-    p = game_cmd("play", "play one random match and write its JSON record")
+    p = game_cmd("play", "play one match and write its JSON record: random, or with "
+                         "--human seats at this terminal against the bots")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--deal", help="start from this deal string")
     p.add_argument("--out", default="game.json")
+    p.add_argument("--human", type=int, action="append", metavar="SEAT",
+                   help="a player played at this terminal (repeatable: hot-seat)")
+    p.add_argument("--bots", choices=("heuristic", "random"),
+                   help="with --human: the other seats' bots (default heuristic)")
+    p.add_argument("--delay", type=float, metavar="SECONDS",
+                   help="with --human: the pause before each bot move (default 0.5)")
     p.set_defaults(fn=_cmd_play)
 
     p = sub.add_parser("replay", help="re-run a JSON record through the engine; check each step")
@@ -213,7 +229,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.command in ("play", "replay", "show", "view"):  # a person waits for these
             use_compilation_cache()
-            with compiling_notice():
+            # a person's match shows the notice only while it compiles, not while he thinks
+            human = getattr(args, "human", None)
+            with contextlib.nullcontext() if human else compiling_notice():
                 args.fn(args)
         else:
             args.fn(args)

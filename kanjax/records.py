@@ -40,16 +40,20 @@ def _step_keys(env: Env):
 
 class Match:
     """One unbatched match under the rollout key convention: `run` plays it through one
-    jitted call; `step` takes one action at a time (jitted steps, for tests that watch every
-    state)."""
+    jitted call; `step` takes one action at a time (jitted steps: tests that watch every
+    state, a person's game) and `record` is the record of the steps taken so far."""
 
     def __init__(self, game: str, flags: dict[str, Any], seed: int, start: str | None,
                  game_index: int = 0):
+        self.game, self.flags, self.seed = game, dict(flags), seed
+        self.start, self.game_index = start, game_index
         self.env: Env = kanjax.make(game, **flags)
         self.gkey = game_key(jax.random.PRNGKey(seed), game_index)
         self.first: State | None = (  # None: env.init(gkey)
             None if start is None else self.env.from_deal(start, self.gkey))
         self.returns = np.zeros(self.env.num_players)  # summed rewards = match scores
+        self.names: list[str] = []  # the actions `step` took, by name
+        self.deals: list[dict] = []  # the deal at step 0 and after each step that ended one
 
     @functools.cached_property
     def state(self) -> State:
@@ -64,8 +68,25 @@ class Match:
         return _step_keys(self.env)(self.gkey, self.state)
 
     def step(self, action: int) -> None:
+        if not self.names:
+            self.deals.append({"step": 0, "deal": self.env.deal_string(self.state)})
+        name = self.env.action_name(action, self.state)
         self.state = self.env.jitted("step")(self.state, np.int32(action), self.keys()[1])
+        self.names.append(name)
         self.returns += np.asarray(self.state.rewards)
+        if bool(self.env.jitted("deal_done")(self.state)) and not self.done:
+            self.deals.append({"step": len(self.names),
+                               "deal": self.env.deal_string(self.state)})
+
+    def record(self) -> dict:
+        """The record of the steps `step` took. Before the match is over it is a partial
+        record (`terminated` false, the scores so far) that `replay` checks up to its last
+        step."""
+        deals = self.deals or [{"step": 0, "deal": self.env.deal_string(self.state)}]
+        return {"format": FORMAT, "game": self.game, "flags": self.flags, "seed": self.seed,
+                "game_index": self.game_index, "start": self.start, "deals": deals,
+                "actions": list(self.names), "scores": [float(x) for x in self.returns],
+                "terminated": bool(self.state.terminated)}
 
     def run(self, actions: list[int], policy: Policy = uniform_random) -> Played:
         """The match taking `actions`, then `policy`'s choices until it ends."""

@@ -45,7 +45,9 @@ from kanjax.cards import Deal, format_deal
 from kanjax.envs import cq_spec as cq
 from kanjax.envs.deal_fields import deck_places, read_deal
 from kanjax.envs.layout import Layout
+from kanjax.envs.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.jaxutil import tree_where, update_lanes
+from kanjax.scene import Group, Scene, Seat
 
 N = cq.NUM_CARDS
 IDS = np.arange(N)
@@ -425,14 +427,21 @@ class ConquianEnv(Env):
                                 hands, (("stock", tuple(int(c) for c in order[20:])),)),
                            self.card_deck)
 
+    def _view(self, state: CqState) -> dict[str, np.ndarray]:
+        """`summary` of one state as numpy arrays (the text view and the scene read it)."""
+        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+
+    def _head(self, s: dict[str, np.ndarray]) -> str:
+        return (f"conquian ({self.config.deck})  dealer {int(s['dealer'])}  stock "
+                f"{int(s['stock_left'])}  phase {cq.PHASE_NAMES[int(s['phase'])]}")
+
     def render(self, state: CqState) -> str:
         """The dealer, each hand and meld, E, the dead cards, the stock left, whose turn."""
-        s = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        s = self._view(state)
         deck = self.card_deck
         loc = s["location"]
         E = int(s["exposed"])
-        lines = [f"conquian ({self.config.deck})  dealer {int(s['dealer'])}  stock "
-                 f"{int(s['stock_left'])}  phase {cq.PHASE_NAMES[int(s['phase'])]}"]
+        lines = [self._head(s)]
         for p in range(2):
             lines.append(f"{p}  hand {deck.format_by_suit(np.flatnonzero(loc == p))}   meld "
                          f"{deck.format_by_suit(np.flatnonzero(loc == cq.LOC_MELD + p))}")
@@ -446,6 +455,44 @@ class ConquianEnv(Env):
             lines.append(f"dead  {deck.format_hand(dead)}")
         lines.append(self.status_line(state, str, over="deal over"))
         return "\n".join(lines)
+
+    def scene(self, state: CqState, player: int | None = None) -> Scene:
+        """Both hands open, or with `player` his alone (the other's a count, his selection
+        his own); each seat's meld, E (fresh or offered), the dead cards (turned down, but
+        seen), the stock, the deal of the series and its pot (CQ-22), how the deal ended."""
+        s = self._view(state)
+        deck = self.card_deck
+        loc = s["location"]
+        mover = to_act(state)
+
+        def tokens(where: np.ndarray) -> tuple[str, ...]:
+            return tuple(deck.token(c) for c in deck.sort_hand(np.flatnonzero(where)))
+
+        seats = tuple(Seat(
+            p, label(p), self.role_names[int(p != s["dealer"])],
+            cards=tokens(loc == cq.LOC_HAND + p) if player in (None, p) else None,
+            count=int((loc == cq.LOC_HAND + p).sum()),
+            notes=(f"melded {int((loc == cq.LOC_MELD + p).sum())}",), to_act=p == mover)
+            for p in range(2))
+        table = [Group(f"{label(p)} meld", tokens(loc == cq.LOC_MELD + p)) for p in range(2)]
+        E = int(s["exposed"])
+        if E >= 0:
+            table.append(Group(f"exposed ({'fresh' if s['fresh'] else 'offered'})",
+                               (deck.token(E),)))
+        if s["selection"].any() and shows_mover(mover, player):
+            table.append(Group(f"{label(mover)} picked", tokens(s["selection"])))
+        table += [Group("dead", tokens(loc == cq.LOC_DEAD)),
+                  Group("stock", (), hidden=int(s["stock_left"]))]
+        scores = [f"deal {int(s['dealt']) + 1}  pot {int(s['pot'])}"]
+        if mover is None:
+            scores.append("result  " + "  ".join(
+                f"{label(p)} {float(r):+g}" for p, r in enumerate(np.asarray(state.rewards))))
+        outcome = int(s["outcome"])
+        last = ("" if outcome == cq.IN_PLAY else f"deal won by {label(int(s['winner']))}"
+                if outcome == cq.WON else "deal drawn")
+        return Scene(self.name, self._head(s), seats, tuple(table), tuple(scores), mover,
+                     legal_names(self, state, player), status(state, "match over", last),
+                     player)
 
 
 def make_conquian(name: str, **flags) -> ConquianEnv:

@@ -39,11 +39,12 @@ from kanjax import shengji as sj
 from kanjax import trick as tk
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
 from kanjax.envs import dbf_spec as ds
-from kanjax.envs import dealing
+from kanjax.envs import dbf_views, dealing
 from kanjax.envs.deal_fields import deck_places, read_deal
 from kanjax.envs.layout import Layout
 from kanjax.envs.match import MatchEnv, MatchState
 from kanjax.jaxutil import tree_where
+from kanjax.scene import Scene
 
 N = ds.NUM_CARDS
 IDS, PSUIT, PRANK, JOKER, TRUMP = sj.IDS, sj.PSUIT, sj.PRANK, sj.JOKER, sj.TRUMP
@@ -809,20 +810,15 @@ class DbfEnv(MatchEnv):
         return cards_mod.format_deal(cards_mod.Deal(self.name, tuple(fields), hands,
                                                     (("kitty", kitty),)), ds.DECK)
 
+    def _view(self, state: DbfState) -> dict[str, np.ndarray]:
+        """`summary` of one state as numpy arrays (the text view and the scene read it)."""
+        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+
     def render(self, state: DbfState) -> str:
         """Levels, the hand's roles, R and T, each hand by suit, the kitty, the trick."""
-        s = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
-        lev = [ds.LEVEL_NAMES.get(int(x), str(int(x))) for x in s["levels"]]
-        R = int(s["trump_level"])
-        T = int(s["trump_suit"])
-        head = (f"da_bai_fen  hand {int(s['hands_played']) + 1} "
-                f"({ds.HAND_KIND_NAMES[int(s['hand_kind'])]})  levels 0+2 {lev[0]} / 1+3 "
-                f"{lev[1]}  R {ds.LEVEL_NAMES.get(R, '?')}  T "
-                f"{ds.SUITS[T] if T >= 0 else '?'}  starter {int(s['starter'])}  leader "
-                f"{int(s['leader'])}  declarers "
-                f"{ds.TEAM_NAMES[int(s['declaring'])] if s['declaring'] >= 0 else '?'}  "
-                f"phase {ds.PHASE_NAMES[int(s['phase'])]}")
-        lines = [head, f"points 0+2 {int(s['points'][0])} / 1+3 {int(s['points'][1])}"]
+        s = self._view(state)
+        lines = [dbf_views.head_line(s),
+                 f"points 0+2 {int(s['points'][0])} / 1+3 {int(s['points'][1])}"]
         loc = s["location"]
         for p in range(4):
             lines.append(f"{p}  {ds.DECK.format_by_suit(np.flatnonzero(loc == p))}")
@@ -833,14 +829,17 @@ class DbfEnv(MatchEnv):
         sel = np.flatnonzero(s["selection"])
         if len(sel):
             lines.append(f"selection  {ds.DECK.format_hand(sel)}")
-        seat = s["trick"]
-        if (seat >= 0).any():
-            lead = int(s["trick_leader"])
-            lines.append("trick: " + ", ".join(
-                f"{q} {ds.DECK.format_hand(np.flatnonzero(seat == q))}"
-                for q in ((lead + i) % 4 for i in range(4)) if (seat == q).any()))
+        plays = dbf_views.trick_plays(s)
+        if plays:
+            lines.append("trick: " + ", ".join(f"{q} {ds.DECK.format_hand(c)}"
+                                               for q, c in plays))
         lines.append(self.status_line(state, str, over="game over", limit=20))
         return "\n".join(lines)
+
+    def scene(self, state: DbfState, player: int | None = None) -> Scene:
+        """`dbf_views.scene`: the hands (the viewer's alone with `player`), the trick, the
+        kitty as far as the viewer knows it, levels and points, how the last hand ended."""
+        return dbf_views.scene(self, state, self._view(state), player)
 
     # ---- tournament views ---------------------------------------------------------------------
     deal_columns = (("outcome", "string"), ("P", "int16"), ("declaring", "int8"),

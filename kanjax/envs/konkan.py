@@ -66,8 +66,10 @@ from kanjax import meld_konkan as mk
 from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
 from kanjax.cards import Deal, format_deal
 from kanjax.envs import kon_spec as ks
+from kanjax.envs import kon_views
 from kanjax.envs.deal_fields import read_deal
 from kanjax.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
+from kanjax.scene import Scene
 
 T = ks.NUM_TYPES
 M = ks.MAX_MELDS
@@ -929,41 +931,38 @@ class KonkanEnv(Env):
         return format_deal(Deal(self.name, fields, tuple(tuple(h) for h in hands),
                                 (("stock", tuple(stock)),)), self.card_deck)
 
+    def _view(self, state: KonState) -> dict[str, np.ndarray]:
+        """`summary` of one state as numpy arrays (the text view and the scene read it)."""
+        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+
     def render(self, state: KonState) -> str:
         """The round, the dealer, each hand and the table, the pile's top, whose turn."""
-        s = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        s = self._view(state)
         deck = self.card_deck
-        lines = [f"konkan n={self.n}{' pairs' if self.config.partnership else ''}  round "
-                 f"{int(s['round'])}/{self.config.n_rounds}  dealer {int(s['dealer'])}  stock "
-                 f"{int(s['stock'])}  phase {ks.PHASE_NAMES[int(s['phase'])]}  totals "
-                 f"{s['totals'].tolist()}"]
+        lines = [kon_views.head_line(self.config, s)]
         for p in range(self.n):
-            cards = [t for t in range(T) for _ in range(int(s["hands"][p][t]))]
             flags = ("  opened" if s["opened"][p] else "") + (
                 "  requested" if s["requested"][p] else "")
-            lines.append(f"{p}  {deck.format_by_suit(cards)}{flags}")
-        for m in range(M):
-            kind = int(s["meld_kind"][m])
-            if kind < 0:
-                continue
-            cells = s["meld_cards"][m]
-            if kind == ks.RUN_MELD:
-                su = ks.SUITS[int(s["meld_suit"][m])]
-                toks = [deck.token(ks.card_type(ks.SUITS.index(su), ks.position_rank(q)))
-                        if cells[q] == ks.NATURAL else "JK" for q in range(14) if cells[q]]
-            else:
-                r = int(s["meld_rank"][m])
-                toks = [deck.token(ks.card_type(u, r)) for u in range(4) if cells[u]]
-                toks += ["JK"] * int(s["meld_jokers"][m])
-            lines.append(f"meld {m} ({int(s['meld_owner'][m])})  {' '.join(toks)}")
+            lines.append(f"{p}  {deck.format_by_suit(kon_views.multiset(s['hands'][p]))}"
+                         f"{flags}")
+        for m, _ in kon_views.melds(s):
+            lines.append(f"meld {m} ({int(s['meld_owner'][m])})  "
+                         f"{' '.join(kon_views.meld_tokens(s, m))}")
         top = int(s["pile_top"])
         lines.append(f"pile {int(s['pile'].sum())}" + (f", top {deck.token(top)}" if top >= 0
                                                         else ""))
-        sel = [t for t in range(T) for _ in range(int(s["selection"][t]))]
+        sel = kon_views.multiset(s["selection"])
         if sel:
             lines.append(f"selection  {deck.format_hand(sel)}")
         lines.append(self.status_line(state, str, over="game over", limit=40))
         return "\n".join(lines)
+
+    def scene(self, state: KonState, player: int | None = None) -> Scene:
+        """`kon_views.scene`: the hands (the viewer's alone with `player`), the melds, the
+        pile, the stock, the totals, how the last round ended."""
+        s = self._view(state)
+        s["finisher"] = np.asarray(state._h)[HI["finisher"]]
+        return kon_views.scene(self, state, s, player)
 
 
 def make_konkan(name: str, **flags) -> KonkanEnv:
