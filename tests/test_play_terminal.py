@@ -200,10 +200,11 @@ def check_scene(env: Env, state: State) -> None:
     legal = tuple(env.action_name(a, state) for a in env.legal_actions(state))
     assert open_.viewer is None and open_.to_act == mover and open_.game == env.name
     assert open_.legal == (() if done else legal)
-    assert [s.player for s in open_.seats] == list(range(env.num_players))
-    assert [s.to_act for s in open_.seats] == [p == mover for p in range(env.num_players)]
+    by_player = {s.player: s for s in open_.seats}  # in table order (whist's from S)
+    assert sorted(by_player) == list(range(env.num_players))
+    assert [s.to_act for s in open_.seats] == [s.player == mover for s in open_.seats]
     if mover is not None:
-        assert open_.status.startswith(f"to act: {open_.seats[mover].label}")
+        assert open_.status.startswith(f"to act: {by_player[mover].label}")
     for seat in open_.seats:
         assert seat.cards is not None and len(seat.cards) == seat.count
     assert _cards_on_table(open_) == env.card_deck.size

@@ -28,6 +28,7 @@ from kanjax.envs.kan import (
     KanState,
     summary,
 )
+from kanjax.envs.scenes import face_down
 from kanjax.scene import Group, Scene, Seat, check_viewer
 
 KAN_SUITS = "CDHS"  # Kan suit ids 0..3 (kan.md §15), as `trump=` of `trick_start` names them
@@ -181,6 +182,10 @@ class KanViews:
             label = f"trick {t}, taken by P{int(header_slots(self, state)['winners'][t - 1])}"
         table = (Group(label, tuple(deck.token(c) for _, c in trick),
                        tuple(p for p, _ in trick)),) if trick else ()
+        played = s["played"] >= 0
+        shown = t if _current_trick(s, n) else t - 1
+        table += face_down(("earlier tricks", int((played & (s["played"] // 8 < shown)).sum())),
+                            ("not in play", int(((owner < 0) & ~played)[list(deck.ids)].sum())))
         status = "match over" if done else f"to act: P{to_act}"
         if done and bool(state.illegal_action):
             status += " (illegal action)"

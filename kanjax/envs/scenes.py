@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from kanjax.api import Env, State
+from kanjax.scene import Group
 
 
 def label(player: int) -> str:
@@ -43,3 +44,9 @@ def status(state: State, over: str, last: str = "") -> str:
         head = over + (" (illegal action)" if bool(np.asarray(state.illegal_action)) else
                        " (the step bound)" if not bool(np.asarray(state.terminated)) else "")
     return f"{head}; {last}" if last else head
+
+
+def face_down(*groups: tuple[str, int]) -> tuple[Group, ...]:
+    """Table groups of face-down cards, (label, count) each, those with any: the cards out of
+    the hands that the view does not show (earlier tricks, cards not dealt)."""
+    return tuple(Group(name, (), hidden=k) for name, k in groups if k)

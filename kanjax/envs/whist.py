@@ -66,6 +66,7 @@ from kanjax.api import (
 from kanjax.envs import dealing
 from kanjax.envs.deal_fields import read_deal
 from kanjax.envs.layout import Layout
+from kanjax.envs.scenes import face_down
 from kanjax.pbn import SEATS, format_pbn, looks_like_pbn, parse_pbn
 from kanjax.scene import Group, Scene, Seat, check_viewer
 
@@ -400,6 +401,9 @@ class WhistEnv(Env):
             label = f"trick {t}, taken by {SEATS[int(s['winners'][t - 1])]}"
         table = (Group(label, tuple(DECK.token(c) for _, c in played),
                        tuple(p for p, _ in played)),) if played else ()
+        shown = t if _current_trick(s) else t - 1
+        table += face_down(("earlier tricks", int(((s["played"] >= 0)
+                                                   & (s["played"] // 4 < shown)).sum())))
         status = "game over" if done else f"to act: {SEATS[to_act]}"
         if done and bool(state.illegal_action):
             status += " (illegal action)"
