@@ -65,8 +65,9 @@ def _codes(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 
 def _table_bits(cards: int) -> int:
     """log2 of a table's classes (twice as many entries): 2^12 up to 6 cards a hand, four
-    times as many a card more, up to 2^19 (about 80 MB; a full table starts afresh; a whole
-    Gonin Kan deal stores 0.2-0.5 million entries, BENCHMARKS.md)."""
+    times as many a card more, up to 2^19 (96 MB: 64 bytes a class and an entry; a full
+    table starts afresh; a whole Gonin Kan deal stores 0.2-0.5 million entries,
+    BENCHMARKS.md)."""
     return min(19, 12 + 2 * max(0, cards - 6))
 
 
@@ -81,7 +82,7 @@ def _table(bits: int) -> Iterator[tuple[np.ndarray, ...]]:
 
     with _tables_lock:
         tt = _tables.pop() if _tables else None
-    if tt is None or tt[1].shape[0] < (1 << bits):
+    if tt is None or tt[0].shape[0] < (1 << bits):
         tt = table.new_table(bits)
     table.next_generation(tt)
     try:

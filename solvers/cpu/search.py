@@ -251,7 +251,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                     elif tk + hi_f < t:
                         ok, bound, hit, decided = False, tk + hi_f, hi_e, True
                     if hit >= 0:
-                        ks = tt[4][hit]
+                        ks = table.entry_ks(tt, hit)
                         for s in range(4):
                             rel[s] = _top_k(live[s], (ks >> (4 * s)) & 15)
                     if not decided and (plain or jk < 0):  # the joker gone

@@ -128,3 +128,13 @@ def test_auto_picks_cpu_on_a_cpu():
 def test_bad_thread_count_is_refused():
     with pytest.raises(ValueError, match="threads must be at least 1, not 0"):
         api.solve(_endings(WHIST, 1, seed=0, most=2), backend="cpu", threads=0)
+
+
+def test_table_rows_are_cache_lines():
+    """A class's head slot and an entry are each one 64-byte row (`solvers.cpu.table`)."""
+    from solvers.cpu import table
+
+    head, pool, fill = table.new_table(4)
+    assert head.shape == (16, 8) and pool.shape == (32, 8) and fill.tolist() == [0, 0]
+    assert head.ctypes.data % 64 == 0 and pool.ctypes.data % 64 == 0
+    assert (head[:, table.H_META] == -1).all() and (head[:, table.H_FIRST] == -1).all()
