@@ -15,6 +15,8 @@ import os
 import jax
 import pytest
 
+from tests.view.browser import browser  # noqa: F401 (the fixture: headless Chromium)
+
 # XLA's cheapest optimisation level and its older CPU fusion code generator: the same integer
 # results, compiles about half as long (the default run is mostly compiles of kernels that then
 # run briefly; the fusion emitters alone took the DBF differential step from 9 to 4 CPU-s).

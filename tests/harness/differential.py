@@ -38,12 +38,6 @@ from kanjax.bots import uniform_random
 from kanjax.rollout import game_key, step_keys
 
 AVOID_RARE_P = 0.875  # how often the policy avoids a rare action where it can
-# An adapter's `optimize_play = True` compiles the batched step at XLA's optimisation level 2
-# (the test run compiles everything else at level 0, tests/conftest.py): a few more seconds of
-# compile for a step that plays about 4x faster (Konkan, 150 games through 50 lanes: 24.8
-# against 20.8 CPU-s to compile, 2.9 against 11.9 to play). The Kan games and Da Bai Fen gain
-# nothing from it (their differential files: the same CPU time within 6%).
-PLAY_OPTIMIZED = {"xla_backend_optimization_level": 2}
 
 
 class Adapter(Protocol):
@@ -57,7 +51,6 @@ class Adapter(Protocol):
       step's own.
     - `init(env, key) -> State`: jittable; a match's first state in place of `env.init(key)`
       (e.g. some matches with a stacked first deal).
-    - `optimize_play`: True compiles the engine's batched step with `PLAY_OPTIMIZED`.
     - `steer(env, seed) -> Callable[[dict], np.ndarray]`: host side; a fresh steering of one
       batch, called before every step with the batch's summary (numpy, one row a game) and
       returning the action each game plays (int per game, legal), -1 where the policy
@@ -195,8 +188,7 @@ class EngineRunner:
             return nxt, actions, jax.vmap(env.summary)(nxt)
 
         self.init = jax.jit(jax.vmap(init))
-        self.step = jax.jit(step, compiler_options=(
-            PLAY_OPTIMIZED if getattr(adapter, "optimize_play", False) else None))
+        self.step = jax.jit(step)
         self.keys = jax.jit(jax.vmap(lambda key, g: (game_key(key, g), game_key(key, g + 10**6)),
                                      in_axes=(None, 0)))
         self.where_lanes = jax.jit(functools.partial(_where_lanes, jnp))

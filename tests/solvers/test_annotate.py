@@ -4,9 +4,14 @@ position) gives, position by position, for the mover's side (issue 29)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from kanjax import records
+from kanjax.cli import main
+from kanjax.view import _note_text
 from solvers import api, convert
 from solvers.annotate import annotate
 from solvers.cli import solve_deal
@@ -85,3 +90,16 @@ def test_da_bai_fen_multi_card_play_is_refused_naming_the_game():
     record = records.play_record("da_bai_fen", {"max_hands": 1}, seed=1)
     with pytest.raises(ValueError, match="da_bai_fen: beyond the solvers' limits"):
         annotate(record)
+
+
+def test_kanjax_view_dd_notes_the_pages_steps_with_annotate(whist_record, tmp_path, capsys):
+    """`kanjax view RECORD --dd --from-trick 12`: the page's notes are `annotate`'s, at the
+    same steps (the last two tricks' card plays)."""
+    path, page = tmp_path / "game.json", tmp_path / "game.html"
+    records.save(whist_record, path)
+    main(["view", str(path), "-o", str(page), "--dd", "--from-trick", "12"])
+    text = re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                     page.read_text(), re.S).group(1)
+    data = json.loads(text.replace("<\\/", "</"))
+    notes = annotate(whist_record, from_trick=12)
+    assert data["notes"] == {str(s): _note_text(n) for s, n in notes.items()}

@@ -4,7 +4,8 @@ inside the batch) and a batched Python bot (a stub engine playing random legal m
 once a step for all its games); one deal seed, the small flags its test folder declares,
 chunks of 4 games. Its report under the game's role names, and a stored game out as a record
 (`kanjax tournament game`) that `kanjax replay` re-runs step by step, and as its HTML view
-(`--html`). A new game is covered the moment it registers."""
+(`--html`); the report as a page (`report --html`) opened in headless Chromium with its link
+to a game's view. A new game is covered the moment it registers."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import kanjax
 from kanjax.cli import main
 from tests.harness.golden import game_cases
 from tests.tournaments.user_policies import NET, tiny_net
+from tests.view.browser import browser_or_none, console_errors
 from tournaments.plan import seatings
 
 CONFIG = """\
@@ -53,7 +55,7 @@ def kanjax_cli(*argv: str) -> str:
 
 
 @pytest.mark.parametrize("game", kanjax.games())
-def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path):
+def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path, request):
     flags = game_cases(game).SMALL_FLAGS
     env = kanjax.make(game, **flags)
     out = tmp_path / "out"
@@ -88,3 +90,16 @@ def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path):
                                                 "-o", str(page))
     steps = len(json.loads(record.read_text())["actions"]) + 1
     assert page.read_text().count('<li data-step="') == steps
+    # the report as a page, in a browser, and its link to a game's view (issue 29)
+    kanjax_cli("tournament", "report", str(out), "--html", "--views", "2")
+    assert (out / "views" / "1.html").is_file()
+    browser = browser_or_none(request)
+    if browser is None:
+        return
+    from selenium.webdriver.common.by import By
+
+    browser.get((out / "report.html").as_uri())
+    assert console_errors(browser) == [] and env.role_names[0] in browser.page_source
+    browser.find_element(By.CSS_SELECTOR, 'a[href="views/1.html"]').click()
+    assert "<svg" in browser.find_element(By.ID, "table").get_attribute("innerHTML")
+    assert console_errors(browser) == []

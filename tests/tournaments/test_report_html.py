@@ -11,6 +11,7 @@ import pytest
 
 from kanjax.cli import main
 from tests.tournaments.test_runner import config
+from tests.view.browser import colours, console_errors
 from tournaments.runner import run_tournament
 from tournaments.stored import game_ids
 
@@ -69,3 +70,19 @@ def test_bad_options_are_refused(folder, args, error, capsys):
     with pytest.raises(SystemExit):
         main(["tournament", "report", str(folder), *args])
     assert error in capsys.readouterr().err
+
+
+def test_the_page_and_a_game_page_in_a_browser(folder, page, browser):
+    """The report page loads in headless Chromium without console errors, both plots decode,
+    and its first game link opens that game's view (issue 29)."""
+    from selenium.webdriver.common.by import By
+
+    browser.get((folder / "report.html").as_uri())
+    assert console_errors(browser) == []
+    widths = [img.get_property("naturalWidth") for img in browser.find_elements(By.TAG_NAME, "img")]
+    assert len(widths) == 2 and min(widths) > 0
+    assert colours(browser.get_screenshot_as_png()) > 50
+    browser.find_element(By.CSS_SELECTOR, 'a[href="views/0.html"]').click()
+    assert browser.current_url.endswith("views/0.html")
+    assert "<svg" in browser.find_element(By.ID, "table").get_attribute("innerHTML")
+    assert console_errors(browser) == []

@@ -9,66 +9,15 @@ README's docs/view.png is gonin_kan's)."""
 
 from __future__ import annotations
 
-import io
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 import kanjax
 from kanjax.view import view_html
+from tests.view.browser import colours, console_errors
 from tests.view.records import mid_trick_step, short_record
-
-LAUNCH_ARGS = ("--headless=new", "--no-sandbox", "--disable-gpu",
-               "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run", "--window-size=1400,1000")
-
-
-def _missing_browser() -> str | None:
-    """What of the browser is missing, or None."""
-    if not (shutil.which("chromium") or shutil.which("chromium-browser")):
-        return "no chromium on PATH"
-    if not shutil.which("chromedriver"):
-        return "no chromedriver on PATH"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One headless Chromium for the module, its console log readable."""
-    missing = _missing_browser()
-    if missing:
-        if os.environ.get("KANJAX_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{missing}, but KANJAX_REQUIRE_BROWSER=1: install Debian's chromium "
-                        "and chromium-driver (`.ci/run` does)")
-        pytest.skip(f"{missing}: apt-get install chromium chromium-driver to run these")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = shutil.which("chromium") or shutil.which("chromium-browser")
-    for arg in LAUNCH_ARGS:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=options)
-    yield driver
-    driver.quit()
-
-
-def console_errors(driver) -> list[str]:
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
-def colours(png: bytes) -> int:
-    """How many distinct colours a PNG has (a blank page has one or two)."""
-    from PIL import Image
-
-    return len(Image.open(io.BytesIO(png)).convert("RGB").getcolors(1 << 24))
 
 
 @pytest.mark.parametrize("game", kanjax.games())

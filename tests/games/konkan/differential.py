@@ -66,8 +66,6 @@ def _one(action: int) -> np.ndarray:
 
 
 class KonAdapter:
-    optimize_play = True  # Konkan's step at XLA's level 0 is the slowest part of the test
-
     def rare_actions(self, env) -> tuple[int, ...]:
         return ()
 

@@ -11,10 +11,10 @@ cards, two of each type, in the hands, on the table, in the pile and the stock; 
 meld a valid run or set (KON-7..9, KON-38) in a prefix of the slots; a legal action until
 the end; hands of at most 15; rounds within their turn bound (KON-23).
 
-The default run: n = 2 with opening 71 and without `take_must_use_card` (KON-V1, KON-V4), 50
+The default run: n = 2 with opening 71 and without `take_must_use_card` (KON-V1, KON-V4), 60
 games of one round (the last: requests, KON-27/28); n = 4 in pairs (KON-31), 12 games of the
 full 5 rounds with `reward="points"` (every round's scores; the last round's requests, the
-game's end); n = 5 without `opening_requires_run` (KON-V3), 70 games of one round. Every
+game's end); n = 5 without `opening_requires_run` (KON-V3), 90 games of one round. Every
 config asserts the branches its games reach (`branches`, `expected`): openings, takes by an
 unopened player, an opened one and a requester (KON-E11, with and without
 `take_must_use_card`), lay-offs at both ends and onto sets, new melds after the opening, joker
@@ -22,15 +22,17 @@ retrievals from runs, retracts, requests, rounds gone out, rounds blocked with a
 (KON-23), games ended; the rarer ones (`UNION`: retrievals from sets, hands (KON-24), konkans
 (KON-25) in a game's last round (KON-28) and in an earlier one (KON-26), rounds ended by the
 turn bound) over the three configs together. Konkans come from the stacked deals of the
-adapter's `init`, hands from its planned openings (`Steering`). n = 3 and n = 4 solo (opening
-71) play only in the slow run: each config compiles its own engine, about 15 CPU-seconds.
+adapter's `init`, hands from its planned openings (`Steering`). n = 3 and n = 4 solo play
+only in the slow run: each config compiles its own engine, about 17 CPU-seconds.
 
-Cost: 132 games (about 25,000 steps) of the default run take about 80 CPU-seconds (user +
-sys, one process, cold XLA cache: `/usr/bin/time -v pytest -p no:cacheprovider -n 0
-tests/games/konkan/test_differential.py`), 45 of them tracing and compiling the three
-engines; the reference replays about 2,500 steps a second. Issue 26 asks for 2,000 games by
-default: about 12 CPU-minutes, beyond the whole default run's budget. `pytest -m slow` plays
-100,000 games (5 configs, in chunks of 100 through 40 lanes; hours).
+Cost (one process, cold XLA cache: `/usr/bin/time pytest -p no:cacheprovider -n 0
+tests/games/konkan/test_differential.py`, 2026-12-03): 256 games of these three configs
+took 118 CPU-seconds, 51 of them compiling; issue 26's 2,000 games by default (four configs,
+n = 2..5, 500 / 600 / 60 / 840 games) took 294 CPU-seconds, which the default run's
+15-minute budget cannot hold (the engine plays about 10 ms a game, the reference and the
+comparison about 40 ms: 0.3 ms a step). Compiling the batched step at XLA's level 2 (4x
+faster play) did not pay at these counts: 141 against 118 CPU-seconds. `pytest -m slow`
+plays 100,000 games (6 configs, in chunks of 100 through 40 lanes; hours).
 """
 
 from __future__ import annotations
@@ -44,18 +46,18 @@ from kanjax.envs import kon_spec as ks
 from tests.games.konkan.differential import ADAPTER
 from tests.harness import differential as hd
 
-# (flags, games in the default run, engine lanes): 520 games over n = 2..5, solo and in pairs,
-# opening 51 and 71 (each config compiles its engine: about 24 CPU-seconds)
+# (flags, games in the default run, engine lanes); each config compiles its engine (about 17
+# CPU-seconds): n = 3 and n = 4 solo only in the slow run
 CONFIGS = [
     pytest.param(dict(n=2, opening_min=71, take_must_use_card=False, n_rounds=1,
-                      max_turns_per_round=100), 150, 50, id="n2-71-take-free-1round"),
-    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 150, 50, id="n3-1round"),
-    pytest.param(dict(n=4, partnership=True, reward="points", max_turns_per_round=70), 20, 20,
+                      max_turns_per_round=100), 60, 30, id="n2-71-take-free-1round"),
+    pytest.param(dict(n=4, partnership=True, reward="points", max_turns_per_round=70), 12, 12,
                  id="n4-pairs-5rounds"),
     pytest.param(dict(n=5, opening_requires_run=False, n_rounds=1, max_turns_per_round=60),
-                 200, 50, id="n5-no-run-1round"),
+                 90, 45, id="n5-no-run-1round"),
 ]
-SLOW_ONLY = [  # games of several rounds at n = 3, n = 4 solo
+SLOW_ONLY = [
+    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 150, 50, id="n3-1round"),
     pytest.param(dict(n=3, n_rounds=2, max_turns_per_round=90), 60, 30, id="n3-2rounds"),
     pytest.param(dict(n=4, opening_min=71, n_rounds=2, max_turns_per_round=70), 60, 30,
                  id="n4-71-2rounds"),
