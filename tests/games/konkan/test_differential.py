@@ -26,13 +26,13 @@ adapter's `init`, hands from its planned openings (`Steering`). n = 3 and n = 4 
 only in the slow run: each config compiles its own engine, about 17 CPU-seconds.
 
 Cost (one process, cold XLA cache: `/usr/bin/time pytest -p no:cacheprovider -n 0
-tests/games/konkan/test_differential.py`, 2026-12-03): 256 games of these three configs
-took 118 CPU-seconds, 51 of them compiling; issue 26's 2,000 games by default (four configs,
-n = 2..5, 500 / 600 / 60 / 840 games) took 294 CPU-seconds, which the default run's
-15-minute budget cannot hold (the engine plays about 10 ms a game, the reference and the
-comparison about 40 ms: 0.3 ms a step). Compiling the batched step at XLA's level 2 (4x
-faster play) did not pay at these counts: 141 against 118 CPU-seconds. `pytest -m slow`
-plays 100,000 games (6 configs, in chunks of 100 through 40 lanes; hours).
+tests/games/konkan/test_differential.py`, 2026-12-03): the default run's 162 games take about
+84 CPU-seconds, 256 games of the same configs 118, about 51 of them compiling; issue 26's 2,000
+games by default (four configs, n = 2..5, 500 / 600 / 60 / 840 games) took 294 CPU-seconds,
+which the default run's 15-minute budget cannot hold (the engine plays about 10 ms a game, the
+reference and the comparison about 40 ms: 0.3 ms a step). Compiling the batched step at XLA's
+level 2 (4x faster play) did not pay at these counts: 141 against 118 CPU-seconds. `pytest -m
+slow` plays 100,000 games (6 configs, in chunks of 100 through 40 lanes; hours).
 """
 
 from __future__ import annotations
