@@ -16,6 +16,7 @@ import numpy as np
 from kanjax.api import Array
 from kanjax.cards import Deal
 from kanjax.envs import kan_spec as ks
+from kanjax.envs import scenes
 from kanjax.envs.kan import (
     BID,
     CONTRACT,
@@ -28,7 +29,6 @@ from kanjax.envs.kan import (
     KanState,
     summary,
 )
-from kanjax.envs.scenes import face_down
 from kanjax.scene import Group, Scene, Seat, check_viewer
 
 KAN_SUITS = "CDHS"  # Kan suit ids 0..3 (kan.md §15), as `trump=` of `trick_start` names them
@@ -160,8 +160,7 @@ class KanViews:
             seen = np.flatnonzero(obs[fields["cards"]].reshape(-1, 4)[:, 0] == 1)
             kankei, points = obs[fields["kankei"]], obs[fields["points"]]
         roles = _roles(s, n, kankei)
-        done = bool(state.terminated | state.truncated)
-        to_act = None if done else int(state.current_player)
+        to_act = scenes.to_act(state)
         owner = s["hand_owner"]
         seats = []
         for p in np.argsort(s["seat_of"]):
@@ -171,31 +170,27 @@ class KanViews:
             if viewer == p:
                 shown = deck.sort_hand(seen)
             seats.append(Seat(
-                player=p, label=f"P{p}", role=roles[p].strip(),
+                player=p, label=scenes.label(p), role=roles[p].strip(),
                 cards=None if shown is None else tuple(deck.token(c) for c in shown),
                 count=len(held), notes=(f"score {int(s['scores'][p]):+d}",),
                 to_act=p == to_act))
         t, label = int(s["trick"]), f"trick {int(s['trick']) + 1}"
-        trick = _current_trick(s, n)
+        trick, shown = _current_trick(s, n), t
         if not trick and 0 < t <= ks.NUM_TRICKS:  # between tricks: the one just taken
-            trick = _current_trick(s, n, t - 1)
+            trick, shown = _current_trick(s, n, t - 1), t - 1
             label = f"trick {t}, taken by P{int(header_slots(self, state)['winners'][t - 1])}"
         table = (Group(label, tuple(deck.token(c) for _, c in trick),
                        tuple(p for p, _ in trick)),) if trick else ()
         played = s["played"] >= 0
-        shown = t if _current_trick(s, n) else t - 1
-        table += face_down(("earlier tricks", int((played & (s["played"] // 8 < shown)).sum())),
-                            ("not in play", int(((owner < 0) & ~played)[list(deck.ids)].sum())))
-        status = "match over" if done else f"to act: P{to_act}"
-        if done and bool(state.illegal_action):
-            status += " (illegal action)"
+        earlier = int((played & (s["played"] // 8 < shown)).sum())
+        unplayed = int(((owner < 0) & ~played)[list(deck.ids)].sum())
+        table += scenes.face_down(("earlier tricks", earlier), ("not in play", unplayed))
         last = [_last_deal(s)] if int(s["last_outcome"]) >= 0 else []
-        shows_legal = not done and viewer in (None, to_act)
         return Scene(
             game=self.name, header=_header(self, s), seats=tuple(seats), table=table,
             scores=(_points(points), _scores(s), *_deal_lines(s), *last), to_act=to_act,
-            legal=tuple(self.action_name(a, state) for a in self.legal_actions(state))
-            if shows_legal else (), status=status, viewer=viewer)
+            legal=scenes.legal_names(self, state, viewer),
+            status=scenes.status(state, "match over"), viewer=viewer)
 
     # ---- deal strings -----------------------------------------------------------------------
     def deal_string(self, state: KanState) -> str:
