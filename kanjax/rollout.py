@@ -1,6 +1,7 @@
 """Batched whole-match play inside one jitted `lax.while_loop` (each trip one batched step,
-`play_batch`: the policies under `vmap`, then `env.step_batch`); one match's every state in
-one jitted scan (`make_trajectory`: records, replays, `kanjax show`).
+`play_batch`: the policies on the games where they move, `propose_batch`, then
+`env.step_batch`); one match's every state in one jitted scan (`make_trajectory`: records,
+replays, `kanjax show`).
 
 Key convention (records, replays and duplicate tournaments rely on it): game `g` of a batch
 started from `key` uses `game_key = fold_in(key, g)`; `init(game_key)`; before step `t` (its
@@ -23,6 +24,7 @@ import jax.numpy as jnp
 from kanjax import exported, prng
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
+from kanjax.jaxutil import update_lanes
 
 Array = jax.Array
 Policy = Callable[[Array, Array, Array], Array]
@@ -72,6 +74,41 @@ def propose(
     return actions[seating[player]], skey, obs, pkey
 
 
+BLOCKS = 4  # a policy of several runs on blocks of a quarter of the batch (`propose_batch`)
+
+
+def propose_batch(
+    env: Env,
+    policies: Sequence[Policy],
+    states: State,
+    gkeys: Array,
+    seating: Array,
+) -> tuple[Array, Array, Array, Array]:
+    """`propose` over a batch (leading axis B; `seating` int32[B, num_players]): the same
+    actions, step keys, observations and policy keys for the games still on.
+
+    One policy runs on every game under `vmap`. With several, each runs only where it is to
+    move (`jaxutil.update_lanes`: those games gathered, ceil(B / `BLOCKS`) at a time, as many
+    times as needed), so a step pays for the moves it plays, not for every seat's policy at
+    every game (under `vmap` alone all would run and the mover's be selected); a finished
+    game's action is 0."""
+    pkeys, skeys = jax.vmap(lambda g, s: step_keys(env, g, s))(gkeys, states)
+    player = jnp.maximum(states.current_player, 0).astype(jnp.int32)
+    obs = jax.vmap(env.observe)(states, player)
+    inputs = (pkeys, obs, states.legal_action_mask)
+    if len(policies) == 1:
+        return jax.vmap(policies[0])(*inputs).astype(jnp.int32), skeys, obs, pkeys
+    batch = player.shape[0]
+    seat = seating[jnp.arange(batch), player]
+    live = ~(states.terminated | states.truncated)
+    actions = jnp.zeros(batch, jnp.int32)
+    for i, pol in enumerate(policies):
+        actions = update_lanes(live & (seat == i),
+                               lambda _old, x, pol=pol: pol(*x).astype(jnp.int32),
+                               actions, inputs, -(-batch // BLOCKS))
+    return actions, skeys, obs, pkeys
+
+
 def choose(
     env: Env,
     policies: Sequence[Policy],
@@ -107,9 +144,8 @@ def play_batch(
     seating: Array,
 ) -> tuple[State, Array]:
     """`play_step` over a batch (leading axis B; `seating` int32[B, num_players]), the
-    same results, stepped with `env.step_batch`."""
-    actions, skeys = jax.vmap(lambda s, k, st: choose(env, policies, s, k, st))(
-        states, gkeys, seating)
+    same next states, the policies run by `propose_batch`, stepped with `env.step_batch`."""
+    actions, skeys, _, _ = propose_batch(env, policies, states, gkeys, seating)
     return env.step_batch(states, actions, skeys), actions
 
 

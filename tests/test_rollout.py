@@ -5,9 +5,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.bots import uniform_random
+from kanjax.bots import make_heuristic, uniform_random
 from kanjax.envs.kan import summary
-from kanjax.rollout import game_key, rollout, step_keys
+from kanjax.jaxutil import tree_where
+from kanjax.rollout import game_key, play_batch, propose, propose_batch, rollout, step_keys
 
 
 def first_legal(key, observation, legal_mask):
@@ -33,3 +34,27 @@ def test_rollout_plays_whole_matches_with_seated_policies():
         state = step(state, jnp.argmax(state.legal_action_mask), skey(state))
     assert int(state.step_count) == steps[1]
     np.testing.assert_allclose(np.asarray(summary(state)["scores"]), scores[1])
+
+
+def test_propose_batch_runs_each_policy_where_it_moves_with_proposes_actions():
+    env = kanjax.make("gonin_kan", n_rounds=1)
+    policies = (uniform_random, first_legal, make_heuristic(env))
+    batch, key = 10, jax.random.PRNGKey(3)  # blocks of 3 games: the last one clamped
+    gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
+    seating = jax.random.randint(jax.random.PRNGKey(4), (batch, env.num_players), 0, 3)
+    states = jax.vmap(env.init)(gkeys)
+    step = jax.jit(lambda s: play_batch(env, policies, s, gkeys, seating)[0])
+    for _ in range(25):
+        states = step(states)
+    over = jnp.arange(batch) % 4 == 0  # games 0, 4, 8 finished
+    states = jax.vmap(tree_where)(over, rollout(env, key, batch, policies, seating).state,
+                                  states)
+    got = jax.jit(lambda s: propose_batch(env, policies, s, gkeys, seating))(states)
+    want = jax.jit(jax.vmap(lambda s, k, st: propose(env, policies, s, k, st)))(
+        states, gkeys, seating)
+    live = ~np.asarray(over)
+    assert live.sum() == 7 and len(set(np.asarray(states.current_player)[live])) > 1
+    np.testing.assert_array_equal(np.asarray(got[0])[live], np.asarray(want[0])[live])
+    assert (np.asarray(got[0])[~live] == 0).all()
+    for a, b in zip(got[1:], want[1:], strict=True):  # step keys, observations, policy keys
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

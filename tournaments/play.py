@@ -18,7 +18,7 @@ import numpy as np
 
 import kanjax
 from kanjax.bots import make_heuristic, make_random, uniform_random
-from kanjax.rollout import Policy, game_key, propose
+from kanjax.rollout import Policy, game_key, propose_batch
 from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
@@ -91,7 +91,7 @@ class ChunkPlayer:
         if key not in _COMPILED:
             _COMPILED[key] = {
                 "start": jax.jit(jax.vmap(self._start_game)),
-                "propose": jax.jit(jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))),
+                "propose": jax.jit(self._propose_batch),
                 "advance": jax.jit(self._advance_batch),
                 "run": jax.jit(self._whole_games),
             }
@@ -109,11 +109,11 @@ class ChunkPlayer:
                 "actions": jnp.full(steps, -1, jnp.int16), "rows": rows,
                 "ndeals": jnp.int32(0), "forfeit": jnp.int8(-1)}
 
-    def _propose_move(self, params, carry, gkey, seating):
-        """(the JAX bots' action, the step key, the mover's observation, the policy key);
-        `params`: each bot's parameters (None: it has none)."""
+    def _propose_batch(self, params, carry, gkeys, seating):
+        """(the JAX bots' actions, the step keys, the movers' observations, the policy keys)
+        of a batch; `params`: each bot's parameters (None: it has none)."""
         policies = tuple(bind(p, w) for p, w in zip(self._policies, params, strict=True))
-        return propose(self.env, policies, carry["state"], gkey, seating)
+        return propose_batch(self.env, policies, carry["state"], gkeys, seating)
 
     def _record(self, carry, action, s1):
         """The step from `carry`'s state with `action` to `s1`, recorded (actions, finished
@@ -145,8 +145,7 @@ class ChunkPlayer:
     def _whole_games(self, params, gkeys, seating):
         """Every game played to its end (games that end first stay put)."""
         def body(carry):
-            action, skey, _, _ = jax.vmap(self._propose_move, in_axes=(None, 0, 0, 0))(
-                params, carry, gkeys, seating)
+            action, skey, _, _ = self._propose_batch(params, carry, gkeys, seating)
             return self._advance_batch(carry, action, skey)
 
         carry = jax.lax.while_loop(
