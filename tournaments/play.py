@@ -27,6 +27,9 @@ from tournaments.policies import bind, load_params, make_policy
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
 _PIMC: dict[tuple, object] = {}  # PIMC bots by (game, flags, settings)
+# the game keys of a batch from its deal seeds in one call (one `fold_in` call a game cost
+# as much host time as a 128-game chunk's whole network)
+_game_keys = jax.jit(jax.vmap(game_key, in_axes=(None, 0)))
 
 
 def pimc_bot(spec: BotSpec, env, flags: dict):
@@ -180,7 +183,7 @@ class ChunkPlayer:
         """(outputs, forfeit reasons by game index) of these games, as one batch."""
         padded = games + [games[-1]] * (self.batch - len(games))  # one compiled batch size
         root = jax.random.PRNGKey(self.cfg.seed)
-        gkeys = jnp.stack([game_key(root, g.deal_seed) for g in padded])
+        gkeys = _game_keys(root, np.asarray([g.deal_seed for g in padded], np.uint32))
         seating = jnp.asarray([g.bots for g in padded], jnp.int32)
         if self.host or self.pimc:
             return self._play_on_host(gkeys, seating, len(games))
@@ -255,9 +258,9 @@ class ChunkPlayer:
                     **env.deal_row({k: v[d] for k, v in facts.items()}),
                 })
             rows["seats"] += [{"game_id": g.game_id, "group": g.group, "rotation": g.rotation,
-                               "player": p, "bot": bot, "score": float(scores[p]),
-                               **_seat_deals(facts, p, n_roles)}
-                              for p, bot in enumerate(bots)]
+                               "player": p, "bot": bot, "score": float(scores[p]), **seat}
+                              for p, (bot, seat) in enumerate(zip(
+                                  bots, _seat_deals(facts, n_roles), strict=True))]
         return rows
 
     def _scored(self, returns: np.ndarray, forfeit: int, bots: list[str], last: int,
@@ -273,17 +276,19 @@ class ChunkPlayer:
         return scores, reason or f"{bots[forfeit]}: illegal: action {name} is not legal here"
 
 
-def _seat_deals(facts: dict[str, np.ndarray], p: int, n_roles: int) -> dict:
-    """Player `p`'s `seats` columns of his game's finished deals (`deal_facts`, stacked):
-    counted deals, his side and role when constant, deals and deals won by role."""
-    counted, role, side = facts["counted"], facts["role"][:, p], facts["side"][:, p]
-    won = facts["won"][:, p] & counted
-    roles = [int(r) for r in np.unique(role[counted])]
-    sides = [int(x) for x in np.unique(side)]
-    return {
-        "deals": int(counted.sum()),
-        "side": sides[0] if len(sides) == 1 else -1,
-        "role": roles[0] if len(roles) == 1 else -1,
-        "deals_by_role": [int((counted & (role == r)).sum()) for r in range(n_roles)],
-        "won_by_role": [int((won & (role == r)).sum()) for r in range(n_roles)],
-    }
+def _seat_deals(facts: dict[str, np.ndarray], n_roles: int) -> list[dict]:
+    """Each player's `seats` columns of his game's finished deals (`deal_facts`, stacked):
+    counted deals, his side and role when constant, deals and deals won by role (one array
+    operation for all players: per player and role, the host time of a chunk showed)."""
+    counted, role, side = facts["counted"], facts["role"], facts["side"]
+    by_role = (role[..., None] == np.arange(n_roles)) & counted[:, None, None]  # [d, p, r]
+    deals, won = by_role.sum(0), (by_role & facts["won"][..., None]).sum(0)
+    rows = []
+    for p in range(role.shape[1]):
+        roles = {int(r) for r in role[counted, p]}
+        sides = {int(x) for x in side[:, p]}
+        rows.append({"deals": int(counted.sum()),
+                     "side": min(sides) if len(sides) == 1 else -1,
+                     "role": min(roles) if len(roles) == 1 else -1,
+                     "deals_by_role": deals[p].tolist(), "won_by_role": won[p].tolist()})
+    return rows
