@@ -1,11 +1,19 @@
-"""Gonin Kan's observation seen from the observer's seat, for the example's network.
+"""Gonin Kan's observation for the example's network: seen from the observer's seat, and
+encoded compactly.
 
 The observation names players by their absolute ids (who played a card, who took a trick,
 the dealer, each player's team), so a network would have to learn every rule five times,
 once a seat. `relative(env)` rewrites every player id as its distance from the observer
 (0: me, 1: the next player, ...) and rolls the per-player fields so that the observer comes
-first; the layout and bounds stay those of `env.observation_spec()`, so `net.features`
-encodes the result as it is.
+first; the layout and bounds stay those of `env.observation_spec()`.
+
+`features(env)` encodes that view in 858 slots instead of the generic `net.features`' 4,294:
+each card of this deal as one of 12 places (in my hand, in the current trick played by
+player r, taken by player r, unseen) plus a flag (named in the nijū exchange or the signal I
+know); the header fields one-hot over their own ranges (the signal's form, not its cards);
+the round's outcomes and the team points one-hot; the accumulators and scores scaled. The
+previous deal's cards (1,750 generic slots) are left out: the play of this deal does not
+depend on them.
 
 As a tournament bot: `kind = "jax"`, `target = "examples.policy_net.gonin:make_policy"`.
 """
@@ -16,6 +24,7 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 import kanjax
 from examples.policy_net import net
@@ -23,6 +32,11 @@ from examples.policy_net import net
 Array = jax.Array
 PLAYER_VALUED = ("current_player", "dealer", "leader", "last_winners", "deal1_holders")
 BY_PLAYER = ("kankei", "scores")  # one entry a player
+ONE_HOT = ("phase", "round", "deal", "dealer", "trump", "trick", "n_played", "leader",
+           "led_suit", "jk_named", "declared", "shippo_offered", "round_outcomes", "points",
+           "seat_of", "kankei", "deal1_holders", "iku")  # every element one-hot, field bounds
+SCALED = ("rk_rm", "scores")  # scaled to [-1, 1] by the field's bound
+PLACES = 11  # a card of this deal: in my hand, in the trick by player r, taken by player r
 
 
 def relative(env: kanjax.Env) -> Callable[[Array], Array]:
@@ -53,11 +67,40 @@ def relative(env: kanjax.Env) -> Callable[[Array], Array]:
     return view
 
 
+def features(env: kanjax.Env) -> net.Features:
+    """Observation -> float32[858] features of the relative view (see the module doc)."""
+    sl, see = env.obs_slices(), relative(env)
+    low, high = env.observation_spec().bounds()
+    element = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in ONE_HOT]
+                             + [[sl["signal"].start]])  # the signal's form
+    lo = np.append(low[element[:-1]], -1)
+    hi = np.append(high[element[:-1]], 5)
+    slot = np.repeat(element, hi - lo + 1)  # the element of each one-hot slot
+    code = np.concatenate([np.arange(a, b + 1) for a, b in zip(lo, hi, strict=True)])
+    scaled = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in SCALED])
+    scale = 1.0 / high[scaled]
+    named = np.r_[sl["nijuu"].start + 1:sl["nijuu"].stop, sl["signal"].start + 1:
+                  sl["signal"].stop]  # card ids (-1: none)
+
+    def feats(observation: Array) -> Array:
+        x = see(observation).astype(jnp.int32)
+        cards = x[sl["cards"]].reshape(-1, 4)
+        hand, by, taker = cards[:, 0] > 0, cards[:, 1], cards[:, 3]
+        place = jnp.where(hand, 0, jnp.where(taker >= 0, 6 + taker,
+                                             jnp.where(by >= 0, 1 + by, -1)))
+        mark = jnp.any(jnp.arange(len(cards))[:, None] == x[named], axis=1)
+        hot = jnp.concatenate([(place[:, None] == jnp.arange(PLACES)).reshape(-1), mark,
+                               x[slot] == code])
+        return jnp.concatenate([hot.astype(jnp.float32), x[scaled] * scale])
+
+    return feats
+
+
 def make_policy(env: kanjax.Env):
     """The greedy policy `(params, key, observation, legal_mask) -> action`."""
-    return net.make_policy(env, relative(env))
+    return net.make_policy(env, features(env))
 
 
 def make_sampling_policy(env: kanjax.Env):
     """The policy drawing its action from the softmax of the legal logits (self-play)."""
-    return net.make_sampling_policy(env, relative(env))
+    return net.make_sampling_policy(env, features(env))

@@ -1,5 +1,6 @@
-"""A small policy network for any kanjax game: an MLP from the observation's features (each
-element of few values one-hot, the others scaled) to one logit an action, the illegal ones
+"""A small policy network for any kanjax game: an MLP from the observation's features (by
+default `features`: each element of few values one-hot, the others scaled; a game may give
+its own, compacter ones, e.g. `gonin.features`) to one logit an action, the illegal ones
 masked out. Plain JAX: the parameters are a nested dict of
 arrays (`tournaments.policies.save_params` stores them), and the layer sizes come from them.
 
@@ -23,7 +24,10 @@ Params = dict[str, dict[str, Array]]  # layer index ("0", "1", ...) -> {"w", "b"
 ONE_HOT_MAX = 16  # an element with at most this many values is one-hot encoded
 
 
-def features(env: kanjax.Env) -> Callable[[Array], Array]:
+Features = Callable[[Array], Array]  # observation -> float32 features
+
+
+def features(env: kanjax.Env) -> Features:
     """Observation -> float32 features, from the bounds of `env.observation_spec()`: an
     element of at most `ONE_HOT_MAX` values (a card's place, a phase, a seat) one-hot, the
     others (scores) scaled to [0, 1]."""
@@ -42,11 +46,13 @@ def features(env: kanjax.Env) -> Callable[[Array], Array]:
     return feats
 
 
-def init_params(env: kanjax.Env, key: Array, hidden: Sequence[int] = (128, 128)) -> Params:
-    """He-initialised layers from the features' size through `hidden` to one logit an
-    action."""
+def init_params(env: kanjax.Env, key: Array, hidden: Sequence[int] = (128, 128),
+                feats: Features | None = None) -> Params:
+    """He-initialised layers from the size of `feats` (default: `features(env)`) through
+    `hidden` to one logit an action."""
     spec = env.observation_spec()
-    n_in = jax.eval_shape(features(env), jax.ShapeDtypeStruct(spec.shape, spec.dtype)).shape[0]
+    n_in = jax.eval_shape(feats or features(env),
+                          jax.ShapeDtypeStruct(spec.shape, spec.dtype)).shape[0]
     sizes = [n_in, *hidden, env.num_actions]
     keys = jax.random.split(key, len(sizes) - 1)
     return {str(i): {"w": jax.random.normal(k, (m, n)) * jnp.sqrt(2.0 / m),
@@ -62,23 +68,19 @@ def logits(params: Params, x: Array) -> Array:
     return x @ layers[-1]["w"] + layers[-1]["b"]
 
 
-View = Callable[[Array], Array]  # observation -> observation, same layout and bounds
-
-
-def masked_logits(env: kanjax.Env, view: View | None = None
+def masked_logits(env: kanjax.Env, feats: Features | None = None
                   ) -> Callable[[Params, Array, Array], Array]:
-    """`(params, observation, legal_mask) -> logits`, -inf where the action is illegal;
-    `view` rewrites the observation first (a game's own, e.g. `gonin.relative`)."""
-    feats = features(env)
-    see = view or (lambda observation: observation)
+    """`(params, observation, legal_mask) -> logits`, -inf where the action is illegal, on
+    the features `feats` (default: `features(env)`; a game's own, e.g. `gonin.features`)."""
+    feats = feats or features(env)
     return lambda params, observation, legal_mask: jnp.where(
-        legal_mask, logits(params, feats(see(observation))), -jnp.inf)
+        legal_mask, logits(params, feats(observation)), -jnp.inf)
 
 
-def make_policy(env: kanjax.Env, view: View | None = None
+def make_policy(env: kanjax.Env, feats: Features | None = None
                 ) -> Callable[[Params, Array, Array, Array], Array]:
     """The greedy policy `(params, key, observation, legal_mask) -> action`."""
-    scores = masked_logits(env, view)
+    scores = masked_logits(env, feats)
 
     def policy(params: Params, key: Array, observation: Array, legal_mask: Array) -> Array:
         del key
@@ -87,10 +89,10 @@ def make_policy(env: kanjax.Env, view: View | None = None
     return policy
 
 
-def make_sampling_policy(env: kanjax.Env, view: View | None = None
+def make_sampling_policy(env: kanjax.Env, feats: Features | None = None
                          ) -> Callable[[Params, Array, Array, Array], Array]:
     """The policy drawing its action from the softmax of the legal logits (self-play)."""
-    scores = masked_logits(env, view)
+    scores = masked_logits(env, feats)
 
     def policy(params: Params, key: Array, observation: Array, legal_mask: Array) -> Array:
         return jax.random.categorical(key, scores(params, observation, legal_mask)).astype(

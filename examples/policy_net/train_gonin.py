@@ -1,6 +1,6 @@
-"""Train the policy network (`net.py`) for 5-player Gonin Kan, one round a match, in two
-phases, every game played by the batched environment (`env.step_batch` inside a jitted
-`lax.scan`, all games of a batch at once):
+"""Train the policy network (`net.py` on `gonin.py`'s features) for 5-player Gonin Kan, one
+round a match, in two phases, every game played by the batched environment
+(`env.step_batch` inside a jitted `lax.scan`, all games of a batch at once):
 
 1. imitation: the heuristic bot plays `--games` matches against itself; the network learns
    its move from the mover's observation (cross-entropy over the legal actions);
@@ -14,7 +14,7 @@ phases, every game played by the batched environment (`env.step_batch` inside a 
 Then it saves the weights (`tournaments.policies.save_params`, a `.npz` file) that a `jax`
 bot loads: `examples/policy_net/gonin_eval.toml`. Plain JAX (Adam written out): nothing to
 install beyond kanjax. `python -m examples.policy_net.train_gonin --out gonin_net.npz`
-(about 5 minutes on 2 CPU cores); `--quick` trains a toy network in seconds (the test).
+(about 2 minutes on 2 CPU cores); `--quick` trains a toy network in seconds (the test).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def make_update(env: kanjax.Env, lr: float, anchor: float):
     """A jitted minibatch step `(params, opt, batch) -> (params, opt, loss)` on `batch`
     (obs, mask, teacher, and for policy-gradient steps action and advantage): the teacher's
     cross-entropy times `anchor` (1 where there is no advantage) plus the policy gradient."""
-    scores = jax.vmap(net.masked_logits(env, gonin.relative(env)), in_axes=(None, 0, 0))
+    scores = jax.vmap(net.masked_logits(env, gonin.features(env)), in_axes=(None, 0, 0))
 
     def loss(params, batch):
         logp = jax.nn.log_softmax(scores(params, batch["obs"], batch["mask"]))
@@ -162,7 +162,7 @@ def train(out: str, games: int = 1024, steps: int = 3000, iterations: int = 3,
     key = jax.random.PRNGKey(seed)
     rng = np.random.default_rng(seed)
     k_init, k_data, k_eval, key = jax.random.split(key, 4)
-    params = net.init_params(env, k_init, hidden)
+    params = net.init_params(env, k_init, hidden, gonin.features(env))
     score = make_match_score(env, eval_games)
     heuristic = make_heuristic(env)
     teach = jax.jit(functools.partial(play, env, lambda p, k, o, m: heuristic(k, o, m)),

@@ -1,7 +1,7 @@
-"""The worked example (examples/policy_net, issue 28 item 4): the network's features, Gonin
-Kan's observation seen from the observer's seat, the returns its self-play weighs moves by,
-its saved weights as a `jax` bot in the evaluation configs; and (slow) a toy training run,
-saved, loaded and played in a tournament."""
+"""The worked example (examples/policy_net, issue 28 item 4): the network's generic features,
+Gonin Kan's observation seen from the observer's seat and its compact features, the returns
+its self-play weighs moves by, its saved weights as a `jax` bot in the evaluation configs;
+and (slow) a toy training run, saved, loaded and played in a tournament."""
 
 from __future__ import annotations
 
@@ -50,6 +50,33 @@ def test_gonin_players_are_counted_from_the_observer():
     assert seen[sl["kankei"]].tolist() == [0, 1, 0, 1, 0]  # me first
     assert seen[sl["seat_of"]].tolist() == [0, 1, 2, 3, 4]
     assert np.all((low <= seen) & (seen <= high))
+
+
+def test_gonin_features_place_each_card_relative_to_the_observer():
+    env = kanjax.make("gonin_kan", n_rounds=1)
+    spec, sl = env.observation_spec(), env.obs_slices()
+    low, high = spec.bounds()
+    obs = np.where(low < 0, -1, low)
+    obs[sl["me"]], obs[sl["rk_rm"]], obs[sl["scores"]] = 2, 0, 0
+    cards = obs[sl["cards"]].reshape(-1, 4)
+    cards[:, 0] = 0
+    cards[0, 0] = 1  # card 0 in my hand
+    cards[1, 1] = 1  # card 1 in the current trick, played by the player before me
+    cards[2, 1], cards[2, 3] = 3, 2  # card 2 played by the next player, taken by me
+    obs[sl["cards"]] = cards.reshape(-1)
+    obs[sl["signal"].start + 1] = 5  # card 5 shown in the signal
+    x = np.asarray(gonin.features(env)(jnp.asarray(obs, spec.dtype)))
+    places = x[:53 * gonin.PLACES].reshape(53, gonin.PLACES)
+    assert x.shape == (858,) and set(np.unique(x)) <= {0.0, 1.0}
+    assert np.flatnonzero(places[0]).tolist() == [0]  # in my hand
+    assert np.flatnonzero(places[1]).tolist() == [1 + 4]  # in the trick, by player 4
+    assert np.flatnonzero(places[2]).tolist() == [6 + 0]  # taken by me
+    assert places[3:].sum() == 0  # unseen
+    marks = x[53 * gonin.PLACES:53 * (gonin.PLACES + 1)]
+    assert np.flatnonzero(marks).tolist() == [5]
+    header = x[53 * (gonin.PLACES + 1):]
+    elements = sum(sl[k].stop - sl[k].start for k in gonin.ONE_HOT) + 1  # + the signal form
+    assert header.sum() == elements  # one slot an element, the scaled ones at 0
 
 
 def test_a_move_is_weighed_by_its_movers_rewards_from_then_on():
