@@ -37,6 +37,8 @@ ONE_HOT = ("phase", "round", "deal", "dealer", "trump", "trick", "n_played", "le
            "seat_of", "kankei", "deal1_holders", "iku")  # every element one-hot, field bounds
 SCALED = ("rk_rm", "scores")  # scaled to [-1, 1] by the field's bound
 PLACES = 11  # a card of this deal: in my hand, in the trick by player r, taken by player r
+SIGNAL_FORMS = (-1, 5)  # the signal's form (KAN-38): -1 none, F1..F5 (its field's bounds are
+# those of the card ids that follow it)
 
 
 def relative(env: kanjax.Env) -> Callable[[Array], Array]:
@@ -73,8 +75,8 @@ def features(env: kanjax.Env) -> net.Features:
     low, high = env.observation_spec().bounds()
     element = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in ONE_HOT]
                              + [[sl["signal"].start]])  # the signal's form
-    lo = np.append(low[element[:-1]], -1)
-    hi = np.append(high[element[:-1]], 5)
+    lo = np.append(low[element[:-1]], SIGNAL_FORMS[0])
+    hi = np.append(high[element[:-1]], SIGNAL_FORMS[1])
     slot = np.repeat(element, hi - lo + 1)  # the element of each one-hot slot
     code = np.concatenate([np.arange(a, b + 1) for a, b in zip(lo, hi, strict=True)])
     scaled = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in SCALED])
