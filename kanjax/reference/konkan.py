@@ -66,6 +66,7 @@ Decisions where the rules and docs/konkan.md leave the implementer a choice:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import NamedTuple
 
@@ -406,17 +407,24 @@ def retrievals(hand, meld, m: int):
                    jokers, 0, 0)
 
 
-def moves(hand, table, extras: bool = True, parts=None) -> list[Move]:
+def moves(hand, table, extras: bool = True, parts=None) -> tuple[Move, ...]:
     """Every legal finishing action of a mover holding `hand` (KON-E6..E9): new melds (`parts`
     restricts them for a requester), and with `extras` layoffs and retrievals; each leaves at
     least one card in the hand, returned jokers counted (KON-13)."""
+    return _moves(tuple(hand), tuple(table), extras, None if parts is None else frozenset(parts))
+
+
+@functools.lru_cache(maxsize=1024)
+def _moves(hand: tuple, table: tuple, extras: bool, parts: frozenset | None) -> tuple[Move, ...]:
+    """`moves`, remembered for the last positions asked (a pure function of them: a turn's
+    take test, its picks and the tests' planners ask for the same hand and table again)."""
     size = sum(hand)
     found = [mv for mv in new_melds(hand, parts) if size - len(mv.sel) >= 1]
     if extras:
         for m, meld in enumerate(table):
             found += [mv for mv in layoffs(hand, meld, m) if size - len(mv.sel) >= 1]
             found += [mv for mv in retrievals(hand, meld, m) if size - len(mv.sel) + mv.back >= 1]
-    return found
+    return tuple(found)
 
 
 def apply_move(hand, table, mv: Move) -> tuple[list[int], list]:
@@ -453,44 +461,51 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
     leaves at least one card and, with `take_must_use_card`, contains a card of type c;
     without the flag it either contains one or leaves a card of another type (the decision
     on KON-18 in the module docstring). A plain search: the melds holding the lowest card
-    left, or that card left over, memoised on the cards left."""
+    left, or that card left over, memoised on the cards left (counted over the types of the
+    hand's melds: the other cards are always left over)."""
     melds: dict[tuple, int] = {}  # (selection, is a run) -> its best value
     for mv in new_melds(hand):
         key = (mv.sel, mv.meld[0] == RUN_MELD)
         melds[key] = max(melds.get(key, 0), mv.value)
-    listed = [(_items(sel), value, is_run)
+    kinds = sorted({t for sel, _ in melds for t in sel})  # the types of the melds, JOKER last
+    index = {t: i for i, t in enumerate(kinds)}
+    listed = [([(index[t], k) for t, k in _items(sel)], value, is_run)
               for (sel, is_run), value in melds.items()]
-    holding: list[list] = [[] for _ in range(NUM_TYPES)]  # the melds holding each type
+    holding: list[list] = [[] for _ in kinds]  # the melds holding each type
     for meld in listed:
-        for t, _ in meld[0]:
-            holding[t].append(meld)
+        for i, _ in meld[0]:
+            holding[i].append(meld)
     memo: dict[tuple, list[int]] = {}
     LEFT, RUN_FLAG, LEFT_OTHER = 1, 2, 4  # noqa: N806 (flags of `best`)
+    idle = [t for t in range(NUM_TYPES) if hand[t] and t not in index]  # in no meld
+    idle_flags = (LEFT if idle else 0) | (LEFT_OTHER if any(t != c for t in idle) else 0)
+    naturals = [i for i, t in enumerate(kinds) if t != JOKER]
+    joker = index.get(JOKER)
 
     def best(rest: tuple) -> list[int]:
-        """The best value of disjoint melds from `rest`, per flags: leaves a card, has a run,
-        leaves a card of a type other than c (-1: impossible)."""
+        """The best value of disjoint melds from `rest` (counts per `kinds`), per flags:
+        leaves a card, has a run, leaves a card of a type other than c (-1: impossible)."""
         if rest in memo:
             return memo[rest]
-        low = next((t for t in range(JOKER) if rest[t]), -1)
+        low = next((i for i in naturals if rest[i]), -1)
         res = [-1] * 8
         if low < 0:
-            jokers_left = rest[JOKER] > 0
+            jokers_left = joker is not None and rest[joker] > 0
             res[(LEFT if jokers_left else 0) | (LEFT_OTHER if jokers_left and c != JOKER
                                                 else 0)] = 0
         else:
             skipped = list(rest)
             skipped[low] -= 1
-            left = LEFT | (LEFT_OTHER if low != c else 0)
+            left = LEFT | (LEFT_OTHER if kinds[low] != c else 0)
             for f, v in enumerate(best(tuple(skipped))):
                 if v >= 0:
                     res[f | left] = max(res[f | left], v)
             for need, value, is_run in holding[low]:  # the melds holding the lowest card
-                if any(rest[t] < k for t, k in need):
+                if any(rest[i] < k for i, k in need):
                     continue
                 after = list(rest)
-                for t, k in need:
-                    after[t] -= k
+                for i, k in need:
+                    after[i] -= k
                 for f, v in enumerate(best(tuple(after))):
                     if v >= 0:
                         g = f | (RUN_FLAG if is_run else 0)
@@ -498,17 +513,21 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
         memo[rest] = res
         return res
 
+    start = [hand[t] for t in kinds]
     for need, value, is_run in listed:  # the first meld: with c, or any
-        after = list(hand)
-        for t, k in need:
-            after[t] -= k
-        sub = best(tuple(after))
-        for f, v in enumerate(sub):
+        with_c = c in index and index[c] in dict(need)
+        if cfg.take_must_use_card and not with_c:
+            continue
+        after = list(start)
+        for i, k in need:
+            after[i] -= k
+        for f, v in enumerate(best(tuple(after))):
+            f |= idle_flags
             if v < 0 or v + value < cfg.opening_min:
                 continue
             if cfg.opening_requires_run and not (is_run or f & RUN_FLAG):
                 continue
-            if f & LEFT and c in dict(need) or not cfg.take_must_use_card and f & LEFT_OTHER:
+            if f & LEFT and with_c or not cfg.take_must_use_card and f & LEFT_OTHER:
                 return True
     return False
 
@@ -545,6 +564,28 @@ def _completable(hand, table, c: int, must_use: bool) -> bool:
 
 
 # ---- the game ----------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def table_facts(table: tuple, owners: tuple) -> dict[str, list]:
+    """The summary's table fields (kon_spec.SUMMARY_KEYS: one entry per meld slot) of the
+    melds `table` laid by `owners`; remembered, the table changing seldom (callers only read
+    them)."""
+    owner = [-1] * MAX_MELDS
+    kind = [NO_MELD] * MAX_MELDS
+    suit = [-1] * MAX_MELDS
+    rank = [-1] * MAX_MELDS
+    cells = [[EMPTY] * RUN_POSITIONS for _ in range(MAX_MELDS)]
+    jokers = [0] * MAX_MELDS
+    for m, meld in enumerate(table):
+        owner[m], kind[m], jokers[m] = owners[m], meld[0], meld_jokers(meld)
+        if meld[0] == RUN_MELD:
+            suit[m], cells[m] = meld[1], list(meld[2])
+        else:
+            rank[m] = meld[1]
+            cells[m][:NUM_SUITS] = list(meld[2])
+    return {"meld_owner": owner, "meld_kind": kind, "meld_suit": suit, "meld_rank": rank,
+            "meld_cards": cells, "meld_jokers": jokers}
+
+
 class _Turn:
     """What the mover did this turn (KON-E9..E14); reset by a retract (KON-E14)."""
 
@@ -591,7 +632,7 @@ class KonRef:
         self.rewards = [0.0] * n  # the sum of every reward so far
         self.turn: _Turn | None = None
         self._legal: list[int] | None = None
-        self._moves: list[Move] | None = None
+        self._moves: tuple[Move, ...] | None = None
 
     # ---- set-up ------------------------------------------------------------------------------
     def deal(self, order, dealer: int | None = None) -> None:
@@ -762,11 +803,11 @@ class KonRef:
             return False, parts
         return turn.opened_at_start or self._opening_met(), None
 
-    def _current_moves(self) -> list[Move]:
+    def _current_moves(self) -> tuple[Move, ...]:
         if self._moves is None:
             extras, parts = self._mode()
             if parts is not None and not parts:
-                self._moves = []
+                self._moves = ()
             else:
                 self._moves = moves(self.hands[self.mover], self.table, extras, parts)
         return self._moves
@@ -824,22 +865,11 @@ class KonRef:
 
     def facts(self) -> dict:
         """The state summary (kon_spec.SUMMARY_KEYS) plus terminal, legal_actions, scores and
-        current_player, as plain Python values."""
+        current_player, as plain Python values (the table's lists shared between calls,
+        `table_facts`: read them only)."""
         if self.round == 0:
             raise RuntimeError("no deal yet: call deal(order, dealer) first")
-        owner = [-1] * MAX_MELDS
-        kind = [NO_MELD] * MAX_MELDS
-        suit = [-1] * MAX_MELDS
-        rank = [-1] * MAX_MELDS
-        cells = [[EMPTY] * RUN_POSITIONS for _ in range(MAX_MELDS)]
-        jokers = [0] * MAX_MELDS
-        for m, meld in enumerate(self.table):
-            owner[m], kind[m], jokers[m] = self.owners[m], meld[0], meld_jokers(meld)
-            if meld[0] == RUN_MELD:
-                suit[m], cells[m] = meld[1], list(meld[2])
-            else:
-                rank[m] = meld[1]
-                cells[m][:NUM_SUITS] = list(meld[2])
+        table = table_facts(tuple(self.table), tuple(self.owners))
         f = {
             "phase": self.phase,
             "round": self.round,
@@ -849,12 +879,7 @@ class KonRef:
             "opened": list(self.opened),
             "requested": list(self.requested),
             "melds": len(self.table),
-            "meld_owner": owner,
-            "meld_kind": kind,
-            "meld_suit": suit,
-            "meld_rank": rank,
-            "meld_cards": cells,
-            "meld_jokers": jokers,
+            **table,
             "stock": len(self.stock),
             "pile": counts(self.pile),
             "pile_top": self.pile[-1] if self.pile else -1,
