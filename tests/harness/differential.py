@@ -256,8 +256,42 @@ def _legal_lists(mask: np.ndarray) -> list[list[int]]:
     return [ids[a:b] for a, b in itertools.pairwise(ends)]
 
 
+class _Plain:
+    """Each game's summary values as Python values, step after step: a game's value is
+    converted where it differs from the step before (or was not converted then), else kept
+    (most fields change in few steps: the table, the other players' hands)."""
+
+    def __init__(self):
+        self.values: dict[str, list] = {}  # key -> per game its value at the last step
+        self.fresh: dict[str, np.ndarray] = {}  # key -> the games converted at the last step
+        self.asked: dict[str, list[np.ndarray]] = {}  # key -> the games asked at this step
+        self.last: dict | None = None  # the last step's summary
+
+    def get(self, s: dict, key: str, games: np.ndarray) -> list:
+        """`s[key]` per game (indexed by game; only `games` hold this step's values)."""
+        n = len(s[key])
+        values = self.values.setdefault(key, [None] * n)
+        fresh = self.fresh.setdefault(key, np.zeros(n, bool))
+        same = fresh[games]
+        if self.last is not None and same.any():
+            same &= (s[key][games] == self.last[key][games]).reshape(len(games), -1).all(-1)
+        todo = games[~same]
+        for g, v in zip(todo.tolist(), s[key][todo].tolist(), strict=True):
+            values[g] = v
+        self.asked.setdefault(key, []).append(games)
+        return values
+
+    def done(self, s: dict) -> None:
+        """The step `s` compared: the next one starts."""
+        for key, fresh in self.fresh.items():
+            fresh[:] = False
+            for games in self.asked.pop(key, ()):
+                fresh[games] = True
+        self.last = s
+
+
 def _compare_step(adapter: Adapter, env: Env, s: dict, rows: np.ndarray, facts: list[dict],
-                  scores: np.ndarray, where: Callable[[int], str]) -> None:
+                  scores: np.ndarray, where: Callable[[int], str], plain: _Plain) -> None:
     """Check the engine summary `s` of step t in the games `rows` against the reference's
     `facts` (one per row): terminal, the legal actions (a terminal mask all True), the compared
     keys (after the match, only the results: `final`) and the match scores; `where(i)` names
@@ -283,9 +317,10 @@ def _compare_step(adapter: Adapter, env: Env, s: dict, rows: np.ndarray, facts: 
                                                         np.flatnonzero(terminal))):
         if not len(part):
             continue
-        values = {k: s[k][rows[part]].tolist() for k in keys}
-        for j, i in enumerate(part.tolist()):
-            e, r = adapter.engine_facts({k: v[j] for k, v in values.items()}), facts[i]
+        games = rows[part]
+        values = {k: plain.get(s, k, games) for k in keys}
+        for g, i in zip(games.tolist(), part.tolist(), strict=True):
+            e, r = adapter.engine_facts({k: v[g] for k, v in values.items()}), facts[i]
             for key in keys:
                 assert e[key] == r[key], (
                     f"{where(i)}: {key} differs: engine {e[key]}, reference {r[key]}")
@@ -293,13 +328,15 @@ def _compare_step(adapter: Adapter, env: Env, s: dict, rows: np.ndarray, facts: 
     for i in np.flatnonzero((scores != np.array(want, np.float64)).any(-1)):
         raise AssertionError(f"{where(i)}: match scores: engine {scores[i].tolist()}, "
                              f"{want[i]}")
+    plain.done(s)
 
 
 def compare(adapter: Adapter, env: Env, traj: Trajectories) -> int:
     """Replay every match of `traj` through the reference, all games (lanes) step by step
     together: a game's reference is made and fed at its first step, then takes the engine's
     action and is fed at each step until the match is over; each step's summary is converted
-    to Python once for all its games. Returns the number of steps compared."""
+    to Python once for all its games, and only where it changed (`_Plain`). Returns the
+    number of steps compared."""
     with _frozen_heap():
         return _compare_all(adapter, env, traj)
 
@@ -321,6 +358,7 @@ def _compare_all(adapter: Adapter, env: Env, traj: Trajectories) -> int:
     refs: list[Any] = [None] * games
     scores = np.zeros((games, env.num_players))  # the rewards summed since each match's start
     steps = 0
+    plain = _Plain()
     for t, s in enumerate(traj.summaries):
         rows, new = traj.rows(t), traj.new(t)
         for g in rows.tolist():
@@ -333,7 +371,7 @@ def _compare_all(adapter: Adapter, env: Env, traj: Trajectories) -> int:
         steps += int((~new[rows]).sum())
         scores[rows] = np.where(new[rows, None], 0.0, scores[rows] + s["rewards"][rows])
         _compare_step(adapter, env, s, rows, [adapter.facts(refs[g]) for g in rows.tolist()],
-                      scores[rows], functools.partial(_where, traj, rows, t))
+                      scores[rows], functools.partial(_where, traj, rows, t), plain)
     return steps
 
 
