@@ -135,6 +135,10 @@ POS_TYPE = tuple(tuple(card_type(s, position_rank(q)) for q in range(RUN_POSITIO
                  for s in range(NUM_SUITS))
 POS_VALUE = tuple(rank_value(position_rank(q)) for q in range(RUN_POSITIONS))
 RANK_TYPES = tuple(tuple(card_type(s, r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
+SUIT_TYPES = tuple(tuple(card_type(s, r) for r in range(NUM_RANKS)) for s in range(NUM_SUITS))
+assert all(SUIT_TYPES[s] == tuple(range(NUM_RANKS * s, NUM_RANKS * (s + 1)))
+           and RANK_TYPES[r][s] == SUIT_TYPES[s][r] for s in range(NUM_SUITS)
+           for r in range(NUM_RANKS))  # the slices of `_suit_cards` and `_rank_cards`
 
 # A table meld is an immutable tuple:
 #   run: (RUN_MELD, suit, cells), cells[q] = EMPTY / NATURAL / JOKER_CARD on position q = 0..13
@@ -286,56 +290,97 @@ def _sel(nat_types, jokers: int) -> tuple[int, ...]:
     return tuple(sorted(nat_types)) + (JOKER,) * jokers
 
 
+def _suit_cards(hand, s: int) -> tuple[int, ...]:
+    """The counts of suit s's types in a hand (`SUIT_TYPES`), then its jokers: all that runs
+    of the suit (new ones, layoffs onto them) read of it."""
+    return (*hand[NUM_RANKS * s:NUM_RANKS * (s + 1)], hand[JOKER])
+
+
+def _rank_cards(hand, r: int) -> tuple[int, ...]:
+    """The counts of rank r's types in a hand (`RANK_TYPES`), then its jokers: all that sets of
+    the rank read of it."""
+    return (*hand[r:JOKER:NUM_RANKS], hand[JOKER])
+
+
+def _hand_of(types, cards: tuple[int, ...]) -> list[int]:
+    """A hand holding only `cards` (`_suit_cards` or `_rank_cards` of `types`)."""
+    hand = [0] * NUM_TYPES
+    for t, k in zip((*types, JOKER), cards, strict=True):
+        hand[t] = k
+    return hand
+
+
 def new_runs(hand, lengths=None):
-    """Every `run p` a hand can lay (KON-E6): yields Moves (slot -1)."""
-    jk = hand[JOKER]
+    """Every `run p` a hand can lay (KON-E6): Moves (slot -1)."""
+    lengths = None if lengths is None else frozenset(lengths)
     for s in range(NUM_SUITS):
-        types = POS_TYPE[s]
-        if sum(hand[t] > 0 for t in types[:NUM_RANKS]) + jk < MIN_MELD:
-            continue
-        for p in range(RUN_STARTS):
-            missing = 0
-            value = 0
-            for q in range(p, RUN_POSITIONS):
-                k = q - p + 1
-                if k > MAX_RUN or (k == MAX_RUN and p != 0):  # KON-38: 13 cards only with p = 0
+        yield from _suit_runs(s, _suit_cards(hand, s), lengths)
+
+
+@functools.lru_cache(maxsize=4096)
+def _suit_runs(s: int, cards: tuple[int, ...], lengths: frozenset | None) -> tuple[Move, ...]:
+    """The runs of suit s from a hand's cards of the suit and jokers (remembered: a hand's
+    other suits are unchanged by most moves)."""
+    hand = _hand_of(SUIT_TYPES[s], cards)
+    jk = hand[JOKER]
+    types = POS_TYPE[s]
+    if sum(hand[t] > 0 for t in types[:NUM_RANKS]) + jk < MIN_MELD:
+        return ()
+    found = []
+    for p in range(RUN_STARTS):
+        missing = 0
+        value = 0
+        for q in range(p, RUN_POSITIONS):
+            k = q - p + 1
+            if k > MAX_RUN or (k == MAX_RUN and p != 0):  # KON-38: 13 cards only with p = 0
+                break
+            value += POS_VALUE[q]
+            if not hand[types[q]]:
+                missing += 1
+                if missing > jk:
                     break
-                value += POS_VALUE[q]
-                if not hand[types[q]]:
-                    missing += 1
-                    if missing > jk:
-                        break
-                if k < MIN_MELD or (lengths is not None and k not in lengths):
-                    continue
-                for nat, jokers in _run_fills(hand, s, range(p, q + 1), jk=jk):
-                    if not nat:
-                        continue  # KON-9: at least one natural
-                    cells = [EMPTY] * RUN_POSITIONS
-                    for x in range(p, q + 1):
-                        cells[x] = JOKER_CARD
-                    for x in nat:
-                        cells[x] = NATURAL
-                    yield Move(RUN + p, _sel([types[x] for x in nat], jokers), "meld", -1,
-                               (RUN_MELD, s, tuple(cells)), 0, value, k)
+            if k < MIN_MELD or (lengths is not None and k not in lengths):
+                continue
+            for nat, jokers in _run_fills(hand, s, range(p, q + 1), jk=jk):
+                if not nat:
+                    continue  # KON-9: at least one natural
+                cells = [EMPTY] * RUN_POSITIONS
+                for x in range(p, q + 1):
+                    cells[x] = JOKER_CARD
+                for x in nat:
+                    cells[x] = NATURAL
+                found.append(Move(RUN + p, _sel([types[x] for x in nat], jokers), "meld", -1,
+                                  (RUN_MELD, s, tuple(cells)), 0, value, k))
+    return tuple(found)
 
 
 def new_sets(hand, sizes=None):
-    """Every `set` a hand can lay (KON-E6): yields Moves (slot -1)."""
-    jk = hand[JOKER]
+    """Every `set` a hand can lay (KON-E6): Moves (slot -1)."""
+    sizes = None if sizes is None else frozenset(sizes)
     for r in range(NUM_RANKS):
-        types = RANK_TYPES[r]
-        avail = [s for s in range(NUM_SUITS) if hand[types[s]]]
-        if len(avail) + jk < MIN_MELD:
-            continue
-        for size in range(1, len(avail) + 1):
-            for suits in itertools.combinations(avail, size):
-                for j in range(min(jk, MAX_SET - size) + 1):
-                    total = size + j
-                    if total < MIN_MELD or (sizes is not None and total not in sizes):
-                        continue
-                    mask = tuple(int(s in suits) for s in range(NUM_SUITS))
-                    yield Move(SET, _sel([types[s] for s in suits], j), "meld", -1,
-                               (SET_MELD, r, mask, j), 0, total * rank_value(r), total)
+        yield from _rank_sets(r, _rank_cards(hand, r), sizes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rank_sets(r: int, cards: tuple[int, ...], sizes: frozenset | None) -> tuple[Move, ...]:
+    """The sets of rank r from a hand's cards of the rank and jokers (remembered)."""
+    types = RANK_TYPES[r]
+    hand = _hand_of(types, cards)
+    jk = hand[JOKER]
+    avail = [s for s in range(NUM_SUITS) if hand[types[s]]]
+    if len(avail) + jk < MIN_MELD:
+        return ()
+    found = []
+    for size in range(1, len(avail) + 1):
+        for suits in itertools.combinations(avail, size):
+            for j in range(min(jk, MAX_SET - size) + 1):
+                total = size + j
+                if total < MIN_MELD or (sizes is not None and total not in sizes):
+                    continue
+                mask = tuple(int(s in suits) for s in range(NUM_SUITS))
+                found.append(Move(SET, _sel([types[s] for s in suits], j), "meld", -1,
+                                  (SET_MELD, r, mask, j), 0, total * rank_value(r), total))
+    return tuple(found)
 
 
 def new_melds(hand, parts=None):
@@ -353,11 +398,20 @@ def new_melds(hand, parts=None):
         yield from new_sets(hand, set_sizes)
 
 
-def layoffs(hand, meld, m: int):
+def layoffs(hand, meld, m: int) -> tuple[Move, ...]:
     """Every `layoff m` and `layoff m low` onto table meld `meld` in slot m (KON-17, KON-E7)."""
-    jk = hand[JOKER]
+    cards = _rank_cards(hand, meld[1]) if meld[0] == SET_MELD else _suit_cards(hand, meld[1])
+    return _layoffs(cards, meld, m)
+
+
+@functools.lru_cache(maxsize=4096)
+def _layoffs(cards: tuple[int, ...], meld, m: int) -> tuple[Move, ...]:
+    """`layoffs` from a hand's cards of the meld's rank or suit and jokers (remembered)."""
+    found = []
     if meld[0] == SET_MELD:
         _, r, suits, jokers = meld
+        hand = _hand_of(RANK_TYPES[r], cards)
+        jk = hand[JOKER]
         room = MAX_SET - sum(suits) - jokers
         avail = [s for s in range(NUM_SUITS) if not suits[s] and hand[card_type(s, r)]]
         for size in range(len(avail) + 1):
@@ -366,10 +420,12 @@ def layoffs(hand, meld, m: int):
                     if size + j == 0 or size + j > room:
                         continue
                     mask = tuple(int(suits[s] or s in add) for s in range(NUM_SUITS))
-                    yield Move(LAYOFF + m, _sel([card_type(s, r) for s in add], j), "layoff", m,
-                               (SET_MELD, r, mask, jokers + j), 0, 0, 0)
-        return
+                    found.append(Move(LAYOFF + m, _sel([card_type(s, r) for s in add], j),
+                                      "layoff", m, (SET_MELD, r, mask, jokers + j), 0, 0, 0))
+        return tuple(found)
     _, s, cells = meld
+    hand = _hand_of(SUIT_TYPES[s], cards)
+    jk = hand[JOKER]
     lo, hi = run_span(cells)
     length = hi - lo + 1
     for base, step in ((LAYOFF, 1), (LAYOFF_LOW, -1)):
@@ -385,8 +441,9 @@ def layoffs(hand, meld, m: int):
                     new[x] = JOKER_CARD
                 for x in nat:
                     new[x] = NATURAL
-                yield Move(base + m, _sel([POS_TYPE[s][x] for x in nat], jokers), "layoff", m,
-                           (RUN_MELD, s, _normal(new)), 0, 0, 0)
+                found.append(Move(base + m, _sel([POS_TYPE[s][x] for x in nat], jokers),
+                                  "layoff", m, (RUN_MELD, s, _normal(new)), 0, 0, 0))
+    return tuple(found)
 
 
 def retrievals(hand, meld, m: int):
@@ -407,24 +464,17 @@ def retrievals(hand, meld, m: int):
                    jokers, 0, 0)
 
 
-def moves(hand, table, extras: bool = True, parts=None) -> tuple[Move, ...]:
+def moves(hand, table, extras: bool = True, parts=None) -> list[Move]:
     """Every legal finishing action of a mover holding `hand` (KON-E6..E9): new melds (`parts`
     restricts them for a requester), and with `extras` layoffs and retrievals; each leaves at
     least one card in the hand, returned jokers counted (KON-13)."""
-    return _moves(tuple(hand), tuple(table), extras, None if parts is None else frozenset(parts))
-
-
-@functools.lru_cache(maxsize=1024)
-def _moves(hand: tuple, table: tuple, extras: bool, parts: frozenset | None) -> tuple[Move, ...]:
-    """`moves`, remembered for the last positions asked (a pure function of them: a turn's
-    take test, its picks and the tests' planners ask for the same hand and table again)."""
     size = sum(hand)
     found = [mv for mv in new_melds(hand, parts) if size - len(mv.sel) >= 1]
     if extras:
         for m, meld in enumerate(table):
             found += [mv for mv in layoffs(hand, meld, m) if size - len(mv.sel) >= 1]
             found += [mv for mv in retrievals(hand, meld, m) if size - len(mv.sel) + mv.back >= 1]
-    return tuple(found)
+    return found
 
 
 def apply_move(hand, table, mv: Move) -> tuple[list[int], list]:
@@ -632,7 +682,7 @@ class KonRef:
         self.rewards = [0.0] * n  # the sum of every reward so far
         self.turn: _Turn | None = None
         self._legal: list[int] | None = None
-        self._moves: tuple[Move, ...] | None = None
+        self._moves: list[Move] | None = None
 
     # ---- set-up ------------------------------------------------------------------------------
     def deal(self, order, dealer: int | None = None) -> None:
@@ -803,11 +853,11 @@ class KonRef:
             return False, parts
         return turn.opened_at_start or self._opening_met(), None
 
-    def _current_moves(self) -> tuple[Move, ...]:
+    def _current_moves(self) -> list[Move]:
         if self._moves is None:
             extras, parts = self._mode()
             if parts is not None and not parts:
-                self._moves = ()
+                self._moves = []
             else:
                 self._moves = moves(self.hands[self.mover], self.table, extras, parts)
         return self._moves
