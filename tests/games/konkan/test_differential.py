@@ -29,17 +29,17 @@ only in the slow run.
 
 Cost (one process, cold XLA cache: `/usr/bin/time -v pytest -p no:cacheprovider -n 0
 tests/games/konkan/test_differential.py`, user + sys, on a 2-core machine shared with other
-work, 2026-12-03): the default run's 2,000 games take 124 CPU-seconds Before (the same machine and command): the 162 games of
-the earlier three configs took 63 CPU-seconds (84 where measured first), 2,000 games of four
-configs 294 there. Where the time goes now: each config compiles its engine in about 17
-CPU-seconds (trace 3, the batched step 10 at XLA's optimisation level 1 (`KonAdapter.
-step_options`; level 0 compiles 3 seconds faster but plays 8 times slower), init 2.5), 68
-of the four; a game then costs about 30 ms (one round of n = 3: 128 steps): the engine about
-8 (most of it the steering's plans and fetching the summaries), the reference and the
-comparison about 20 (the reference's legal masks half of it: KON-E11's take searches and the
-finishing actions; its facts; the summary's conversion to Python, only where it changed), the
-invariants and branch counts 2. `pytest -m slow` plays 100,000 games (7 configs, in chunks of
-100 through 40 lanes; hours).
+work, 2026-12-03): the default run's 2,000 games take 124 CPU-seconds. Before, on the same
+machine with the same command, the 162 games of the earlier three configs took 63 (84 where
+first measured, where 2,000 games of four configs took 294). Where the time goes now: each
+config compiles its engine in about 17 CPU-seconds (trace 3, the batched step 10 at XLA's
+optimisation level 1 (`KonAdapter.step_options`; level 0 compiles 3 seconds faster but plays
+8 times slower), init 2.5), 68 of the four; a game then costs about 30 ms (one round of n =
+3: 128 steps): the engine about 8 (most of it the steering's plans and fetching the
+summaries), the reference and the comparison about 20 (the reference's legal masks half of
+it: KON-E11's take searches and the finishing actions; its facts; the summary's conversion to
+Python, only where it changed), the invariants and branch counts 2. `pytest -m slow` plays
+100,000 games (7 configs, in chunks of 100 through 40 lanes; hours).
 """
 
 from __future__ import annotations
