@@ -66,6 +66,7 @@ Decisions where the rules and docs/konkan.md leave the implementer a choice:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import NamedTuple
 
@@ -134,6 +135,10 @@ POS_TYPE = tuple(tuple(card_type(s, position_rank(q)) for q in range(RUN_POSITIO
                  for s in range(NUM_SUITS))
 POS_VALUE = tuple(rank_value(position_rank(q)) for q in range(RUN_POSITIONS))
 RANK_TYPES = tuple(tuple(card_type(s, r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS))
+SUIT_TYPES = tuple(tuple(card_type(s, r) for r in range(NUM_RANKS)) for s in range(NUM_SUITS))
+assert all(SUIT_TYPES[s] == tuple(range(NUM_RANKS * s, NUM_RANKS * (s + 1)))
+           and RANK_TYPES[r][s] == SUIT_TYPES[s][r] for s in range(NUM_SUITS)
+           for r in range(NUM_RANKS))  # the slices of `_suit_cards` and `_rank_cards`
 
 # A table meld is an immutable tuple:
 #   run: (RUN_MELD, suit, cells), cells[q] = EMPTY / NATURAL / JOKER_CARD on position q = 0..13
@@ -285,56 +290,97 @@ def _sel(nat_types, jokers: int) -> tuple[int, ...]:
     return tuple(sorted(nat_types)) + (JOKER,) * jokers
 
 
+def _suit_cards(hand, s: int) -> tuple[int, ...]:
+    """The counts of suit s's types in a hand (`SUIT_TYPES`), then its jokers: all that runs
+    of the suit (new ones, layoffs onto them) read of it."""
+    return (*hand[NUM_RANKS * s:NUM_RANKS * (s + 1)], hand[JOKER])
+
+
+def _rank_cards(hand, r: int) -> tuple[int, ...]:
+    """The counts of rank r's types in a hand (`RANK_TYPES`), then its jokers: all that sets of
+    the rank read of it."""
+    return (*hand[r:JOKER:NUM_RANKS], hand[JOKER])
+
+
+def _hand_of(types, cards: tuple[int, ...]) -> list[int]:
+    """A hand holding only `cards` (`_suit_cards` or `_rank_cards` of `types`)."""
+    hand = [0] * NUM_TYPES
+    for t, k in zip((*types, JOKER), cards, strict=True):
+        hand[t] = k
+    return hand
+
+
 def new_runs(hand, lengths=None):
-    """Every `run p` a hand can lay (KON-E6): yields Moves (slot -1)."""
-    jk = hand[JOKER]
+    """Every `run p` a hand can lay (KON-E6): Moves (slot -1)."""
+    lengths = None if lengths is None else frozenset(lengths)
     for s in range(NUM_SUITS):
-        types = POS_TYPE[s]
-        if sum(hand[t] > 0 for t in types[:NUM_RANKS]) + jk < MIN_MELD:
-            continue
-        for p in range(RUN_STARTS):
-            missing = 0
-            value = 0
-            for q in range(p, RUN_POSITIONS):
-                k = q - p + 1
-                if k > MAX_RUN or (k == MAX_RUN and p != 0):  # KON-38: 13 cards only with p = 0
+        yield from _suit_runs(s, _suit_cards(hand, s), lengths)
+
+
+@functools.lru_cache(maxsize=4096)
+def _suit_runs(s: int, cards: tuple[int, ...], lengths: frozenset | None) -> tuple[Move, ...]:
+    """The runs of suit s from a hand's cards of the suit and jokers (remembered: a hand's
+    other suits are unchanged by most moves)."""
+    hand = _hand_of(SUIT_TYPES[s], cards)
+    jk = hand[JOKER]
+    types = POS_TYPE[s]
+    if sum(hand[t] > 0 for t in types[:NUM_RANKS]) + jk < MIN_MELD:
+        return ()
+    found = []
+    for p in range(RUN_STARTS):
+        missing = 0
+        value = 0
+        for q in range(p, RUN_POSITIONS):
+            k = q - p + 1
+            if k > MAX_RUN or (k == MAX_RUN and p != 0):  # KON-38: 13 cards only with p = 0
+                break
+            value += POS_VALUE[q]
+            if not hand[types[q]]:
+                missing += 1
+                if missing > jk:
                     break
-                value += POS_VALUE[q]
-                if not hand[types[q]]:
-                    missing += 1
-                    if missing > jk:
-                        break
-                if k < MIN_MELD or (lengths is not None and k not in lengths):
-                    continue
-                for nat, jokers in _run_fills(hand, s, range(p, q + 1), jk=jk):
-                    if not nat:
-                        continue  # KON-9: at least one natural
-                    cells = [EMPTY] * RUN_POSITIONS
-                    for x in range(p, q + 1):
-                        cells[x] = JOKER_CARD
-                    for x in nat:
-                        cells[x] = NATURAL
-                    yield Move(RUN + p, _sel([types[x] for x in nat], jokers), "meld", -1,
-                               (RUN_MELD, s, tuple(cells)), 0, value, k)
+            if k < MIN_MELD or (lengths is not None and k not in lengths):
+                continue
+            for nat, jokers in _run_fills(hand, s, range(p, q + 1), jk=jk):
+                if not nat:
+                    continue  # KON-9: at least one natural
+                cells = [EMPTY] * RUN_POSITIONS
+                for x in range(p, q + 1):
+                    cells[x] = JOKER_CARD
+                for x in nat:
+                    cells[x] = NATURAL
+                found.append(Move(RUN + p, _sel([types[x] for x in nat], jokers), "meld", -1,
+                                  (RUN_MELD, s, tuple(cells)), 0, value, k))
+    return tuple(found)
 
 
 def new_sets(hand, sizes=None):
-    """Every `set` a hand can lay (KON-E6): yields Moves (slot -1)."""
-    jk = hand[JOKER]
+    """Every `set` a hand can lay (KON-E6): Moves (slot -1)."""
+    sizes = None if sizes is None else frozenset(sizes)
     for r in range(NUM_RANKS):
-        types = RANK_TYPES[r]
-        avail = [s for s in range(NUM_SUITS) if hand[types[s]]]
-        if len(avail) + jk < MIN_MELD:
-            continue
-        for size in range(1, len(avail) + 1):
-            for suits in itertools.combinations(avail, size):
-                for j in range(min(jk, MAX_SET - size) + 1):
-                    total = size + j
-                    if total < MIN_MELD or (sizes is not None and total not in sizes):
-                        continue
-                    mask = tuple(int(s in suits) for s in range(NUM_SUITS))
-                    yield Move(SET, _sel([types[s] for s in suits], j), "meld", -1,
-                               (SET_MELD, r, mask, j), 0, total * rank_value(r), total)
+        yield from _rank_sets(r, _rank_cards(hand, r), sizes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _rank_sets(r: int, cards: tuple[int, ...], sizes: frozenset | None) -> tuple[Move, ...]:
+    """The sets of rank r from a hand's cards of the rank and jokers (remembered)."""
+    types = RANK_TYPES[r]
+    hand = _hand_of(types, cards)
+    jk = hand[JOKER]
+    avail = [s for s in range(NUM_SUITS) if hand[types[s]]]
+    if len(avail) + jk < MIN_MELD:
+        return ()
+    found = []
+    for size in range(1, len(avail) + 1):
+        for suits in itertools.combinations(avail, size):
+            for j in range(min(jk, MAX_SET - size) + 1):
+                total = size + j
+                if total < MIN_MELD or (sizes is not None and total not in sizes):
+                    continue
+                mask = tuple(int(s in suits) for s in range(NUM_SUITS))
+                found.append(Move(SET, _sel([types[s] for s in suits], j), "meld", -1,
+                                  (SET_MELD, r, mask, j), 0, total * rank_value(r), total))
+    return tuple(found)
 
 
 def new_melds(hand, parts=None):
@@ -352,11 +398,20 @@ def new_melds(hand, parts=None):
         yield from new_sets(hand, set_sizes)
 
 
-def layoffs(hand, meld, m: int):
+def layoffs(hand, meld, m: int) -> tuple[Move, ...]:
     """Every `layoff m` and `layoff m low` onto table meld `meld` in slot m (KON-17, KON-E7)."""
-    jk = hand[JOKER]
+    cards = _rank_cards(hand, meld[1]) if meld[0] == SET_MELD else _suit_cards(hand, meld[1])
+    return _layoffs(cards, meld, m)
+
+
+@functools.lru_cache(maxsize=4096)
+def _layoffs(cards: tuple[int, ...], meld, m: int) -> tuple[Move, ...]:
+    """`layoffs` from a hand's cards of the meld's rank or suit and jokers (remembered)."""
+    found = []
     if meld[0] == SET_MELD:
         _, r, suits, jokers = meld
+        hand = _hand_of(RANK_TYPES[r], cards)
+        jk = hand[JOKER]
         room = MAX_SET - sum(suits) - jokers
         avail = [s for s in range(NUM_SUITS) if not suits[s] and hand[card_type(s, r)]]
         for size in range(len(avail) + 1):
@@ -365,10 +420,12 @@ def layoffs(hand, meld, m: int):
                     if size + j == 0 or size + j > room:
                         continue
                     mask = tuple(int(suits[s] or s in add) for s in range(NUM_SUITS))
-                    yield Move(LAYOFF + m, _sel([card_type(s, r) for s in add], j), "layoff", m,
-                               (SET_MELD, r, mask, jokers + j), 0, 0, 0)
-        return
+                    found.append(Move(LAYOFF + m, _sel([card_type(s, r) for s in add], j),
+                                      "layoff", m, (SET_MELD, r, mask, jokers + j), 0, 0, 0))
+        return tuple(found)
     _, s, cells = meld
+    hand = _hand_of(SUIT_TYPES[s], cards)
+    jk = hand[JOKER]
     lo, hi = run_span(cells)
     length = hi - lo + 1
     for base, step in ((LAYOFF, 1), (LAYOFF_LOW, -1)):
@@ -384,8 +441,9 @@ def layoffs(hand, meld, m: int):
                     new[x] = JOKER_CARD
                 for x in nat:
                     new[x] = NATURAL
-                yield Move(base + m, _sel([POS_TYPE[s][x] for x in nat], jokers), "layoff", m,
-                           (RUN_MELD, s, _normal(new)), 0, 0, 0)
+                found.append(Move(base + m, _sel([POS_TYPE[s][x] for x in nat], jokers),
+                                  "layoff", m, (RUN_MELD, s, _normal(new)), 0, 0, 0))
+    return tuple(found)
 
 
 def retrievals(hand, meld, m: int):
@@ -453,44 +511,51 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
     leaves at least one card and, with `take_must_use_card`, contains a card of type c;
     without the flag it either contains one or leaves a card of another type (the decision
     on KON-18 in the module docstring). A plain search: the melds holding the lowest card
-    left, or that card left over, memoised on the cards left."""
+    left, or that card left over, memoised on the cards left (counted over the types of the
+    hand's melds: the other cards are always left over)."""
     melds: dict[tuple, int] = {}  # (selection, is a run) -> its best value
     for mv in new_melds(hand):
         key = (mv.sel, mv.meld[0] == RUN_MELD)
         melds[key] = max(melds.get(key, 0), mv.value)
-    listed = [(_items(sel), value, is_run)
+    kinds = sorted({t for sel, _ in melds for t in sel})  # the types of the melds, JOKER last
+    index = {t: i for i, t in enumerate(kinds)}
+    listed = [([(index[t], k) for t, k in _items(sel)], value, is_run)
               for (sel, is_run), value in melds.items()]
-    holding: list[list] = [[] for _ in range(NUM_TYPES)]  # the melds holding each type
+    holding: list[list] = [[] for _ in kinds]  # the melds holding each type
     for meld in listed:
-        for t, _ in meld[0]:
-            holding[t].append(meld)
+        for i, _ in meld[0]:
+            holding[i].append(meld)
     memo: dict[tuple, list[int]] = {}
     LEFT, RUN_FLAG, LEFT_OTHER = 1, 2, 4  # noqa: N806 (flags of `best`)
+    idle = [t for t in range(NUM_TYPES) if hand[t] and t not in index]  # in no meld
+    idle_flags = (LEFT if idle else 0) | (LEFT_OTHER if any(t != c for t in idle) else 0)
+    naturals = [i for i, t in enumerate(kinds) if t != JOKER]
+    joker = index.get(JOKER)
 
     def best(rest: tuple) -> list[int]:
-        """The best value of disjoint melds from `rest`, per flags: leaves a card, has a run,
-        leaves a card of a type other than c (-1: impossible)."""
+        """The best value of disjoint melds from `rest` (counts per `kinds`), per flags:
+        leaves a card, has a run, leaves a card of a type other than c (-1: impossible)."""
         if rest in memo:
             return memo[rest]
-        low = next((t for t in range(JOKER) if rest[t]), -1)
+        low = next((i for i in naturals if rest[i]), -1)
         res = [-1] * 8
         if low < 0:
-            jokers_left = rest[JOKER] > 0
+            jokers_left = joker is not None and rest[joker] > 0
             res[(LEFT if jokers_left else 0) | (LEFT_OTHER if jokers_left and c != JOKER
                                                 else 0)] = 0
         else:
             skipped = list(rest)
             skipped[low] -= 1
-            left = LEFT | (LEFT_OTHER if low != c else 0)
+            left = LEFT | (LEFT_OTHER if kinds[low] != c else 0)
             for f, v in enumerate(best(tuple(skipped))):
                 if v >= 0:
                     res[f | left] = max(res[f | left], v)
             for need, value, is_run in holding[low]:  # the melds holding the lowest card
-                if any(rest[t] < k for t, k in need):
+                if any(rest[i] < k for i, k in need):
                     continue
                 after = list(rest)
-                for t, k in need:
-                    after[t] -= k
+                for i, k in need:
+                    after[i] -= k
                 for f, v in enumerate(best(tuple(after))):
                     if v >= 0:
                         g = f | (RUN_FLAG if is_run else 0)
@@ -498,17 +563,21 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
         memo[rest] = res
         return res
 
+    start = [hand[t] for t in kinds]
     for need, value, is_run in listed:  # the first meld: with c, or any
-        after = list(hand)
-        for t, k in need:
-            after[t] -= k
-        sub = best(tuple(after))
-        for f, v in enumerate(sub):
+        with_c = c in index and index[c] in dict(need)
+        if cfg.take_must_use_card and not with_c:
+            continue
+        after = list(start)
+        for i, k in need:
+            after[i] -= k
+        for f, v in enumerate(best(tuple(after))):
+            f |= idle_flags
             if v < 0 or v + value < cfg.opening_min:
                 continue
             if cfg.opening_requires_run and not (is_run or f & RUN_FLAG):
                 continue
-            if f & LEFT and c in dict(need) or not cfg.take_must_use_card and f & LEFT_OTHER:
+            if f & LEFT and with_c or not cfg.take_must_use_card and f & LEFT_OTHER:
                 return True
     return False
 
@@ -545,6 +614,28 @@ def _completable(hand, table, c: int, must_use: bool) -> bool:
 
 
 # ---- the game ----------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def table_facts(table: tuple, owners: tuple) -> dict[str, list]:
+    """The summary's table fields (kon_spec.SUMMARY_KEYS: one entry per meld slot) of the
+    melds `table` laid by `owners`; remembered, the table changing seldom (callers only read
+    them)."""
+    owner = [-1] * MAX_MELDS
+    kind = [NO_MELD] * MAX_MELDS
+    suit = [-1] * MAX_MELDS
+    rank = [-1] * MAX_MELDS
+    cells = [[EMPTY] * RUN_POSITIONS for _ in range(MAX_MELDS)]
+    jokers = [0] * MAX_MELDS
+    for m, meld in enumerate(table):
+        owner[m], kind[m], jokers[m] = owners[m], meld[0], meld_jokers(meld)
+        if meld[0] == RUN_MELD:
+            suit[m], cells[m] = meld[1], list(meld[2])
+        else:
+            rank[m] = meld[1]
+            cells[m][:NUM_SUITS] = list(meld[2])
+    return {"meld_owner": owner, "meld_kind": kind, "meld_suit": suit, "meld_rank": rank,
+            "meld_cards": cells, "meld_jokers": jokers}
+
+
 class _Turn:
     """What the mover did this turn (KON-E9..E14); reset by a retract (KON-E14)."""
 
@@ -824,22 +915,11 @@ class KonRef:
 
     def facts(self) -> dict:
         """The state summary (kon_spec.SUMMARY_KEYS) plus terminal, legal_actions, scores and
-        current_player, as plain Python values."""
+        current_player, as plain Python values (the table's lists shared between calls,
+        `table_facts`: read them only)."""
         if self.round == 0:
             raise RuntimeError("no deal yet: call deal(order, dealer) first")
-        owner = [-1] * MAX_MELDS
-        kind = [NO_MELD] * MAX_MELDS
-        suit = [-1] * MAX_MELDS
-        rank = [-1] * MAX_MELDS
-        cells = [[EMPTY] * RUN_POSITIONS for _ in range(MAX_MELDS)]
-        jokers = [0] * MAX_MELDS
-        for m, meld in enumerate(self.table):
-            owner[m], kind[m], jokers[m] = self.owners[m], meld[0], meld_jokers(meld)
-            if meld[0] == RUN_MELD:
-                suit[m], cells[m] = meld[1], list(meld[2])
-            else:
-                rank[m] = meld[1]
-                cells[m][:NUM_SUITS] = list(meld[2])
+        table = table_facts(tuple(self.table), tuple(self.owners))
         f = {
             "phase": self.phase,
             "round": self.round,
@@ -849,12 +929,7 @@ class KonRef:
             "opened": list(self.opened),
             "requested": list(self.requested),
             "melds": len(self.table),
-            "meld_owner": owner,
-            "meld_kind": kind,
-            "meld_suit": suit,
-            "meld_rank": rank,
-            "meld_cards": cells,
-            "meld_jokers": jokers,
+            **table,
             "stock": len(self.stock),
             "pile": counts(self.pile),
             "pile_top": self.pile[-1] if self.pile else -1,

@@ -4,9 +4,10 @@ The engine plays a batch of random matches (one jitted `env.step_batch` per call
 `vmap(env.step)` bit for bit: tests/test_step_batch.py) with a biased
 random policy: where anything else is legal, it avoids the game's rare actions most of the
 time, so that matches run long (Kan: the JK reaches the late tricks), and the test asserts
-that each rare action was still played. Every step's `env.summary` is recorded. Each match is
-then replayed through the reference, which is fed the engine's chance, and every legal mask,
-match score and compared summary field is checked.
+that each rare action was still played. Every step's `env.summary` is recorded. The matches
+are then replayed through the reference (`compare`), all of a batch step by step together,
+each fed the engine's chance, and every legal mask, match score and compared summary field is
+checked; a step's summary is converted to Python once for all its games.
 
 What is game-specific lives in a small adapter in the game's test folder
 (`tests/games/<game>/differential.py`, an `Adapter`): the reference of a match, how chance
@@ -21,8 +22,10 @@ so that a chunk costs its matches' total length rather than its longest match ti
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import itertools
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -55,6 +58,9 @@ class Adapter(Protocol):
       batch, called before every step with the batch's summary (numpy, one row a game) and
       returning the action each game plays (int per game, legal), -1 where the policy
       chooses (e.g. a planned opening that random play would seldom find).
+    - `step_options: dict`: XLA options of the batched step's compile in place of the run's
+      (tests/conftest.py: optimisation level 0), e.g. `{"xla_backend_optimization_level": 1}`
+      where a config plays enough steps to repay the longer compile.
     """
 
     def rare_actions(self, env: Env) -> tuple[int, ...]:
@@ -104,37 +110,21 @@ class Trajectories:
     actions: list[np.ndarray]
     starts: list[tuple[int, int]] | None = None
     fresh: list[np.ndarray] | None = None
-    _plain: dict = dataclasses.field(default_factory=dict, repr=False)
 
-    def plain(self, t: int, key: str) -> list:
-        """Step t's `key` as Python values, one entry per game, converted once for the whole
-        batch (the legal mask as each game's sorted legal action ids); only the games still
-        compared at step t (not over before it) are converted, the others are None."""
-        if (t, key) not in self._plain:
-            rows = self._rows(t)
-            value = self.summaries[t][key][rows]
-            if key == "legal_action_mask":
-                games, actions = np.nonzero(value)
-                ends = np.searchsorted(games, np.arange(value.shape[0] + 1)).tolist()
-                actions = actions.tolist()
-                got = [actions[a:b] for a, b in itertools.pairwise(ends)]
-            else:
-                got = value.tolist()
-            out = [None] * len(self.summaries[t][key])
-            for g, v in zip(rows.tolist(), got, strict=True):
-                out[g] = v
-            self._plain[t, key] = out
-        return self._plain[t, key]
-
-    def _rows(self, t: int) -> np.ndarray:
+    def rows(self, t: int) -> np.ndarray:
         """The games (lanes) compared at step t: those not over before it, or starting."""
-        if ("rows", t) not in self._plain:
-            live = ~self.summaries[t - 1]["terminated"] if t else np.ones_like(
-                self.summaries[0]["terminated"])
-            if self.fresh is not None:
-                live = live | self.fresh[t]
-            self._plain["rows", t] = np.flatnonzero(live)
-        return self._plain["rows", t]
+        if not t:
+            return np.arange(len(self.summaries[0]["terminated"]))
+        live = ~self.summaries[t - 1]["terminated"]
+        if self.fresh is not None:
+            live = live | self.fresh[t]
+        return np.flatnonzero(live)
+
+    def new(self, t: int) -> np.ndarray:
+        """bool per game: its match starts at step t."""
+        if self.fresh is not None:
+            return self.fresh[t]
+        return np.full(len(self.summaries[0]["terminated"]), t == 0)
 
 
 class GameView(Mapping):
@@ -188,7 +178,7 @@ class EngineRunner:
             return nxt, actions, jax.vmap(env.summary)(nxt)
 
         self.init = jax.jit(jax.vmap(init))
-        self.step = jax.jit(step)
+        self.step = jax.jit(step, compiler_options=getattr(adapter, "step_options", None))
         self.keys = jax.jit(jax.vmap(lambda key, g: (game_key(key, g), game_key(key, g + 10**6)),
                                      in_axes=(None, 0)))
         self.where_lanes = jax.jit(functools.partial(_where_lanes, jnp))
@@ -202,7 +192,7 @@ class EngineRunner:
         gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
         akeys = jax.vmap(lambda g: game_key(key, g + 10**6))(jnp.arange(batch))
         state, summ = self.init(gkeys)
-        summaries, actions = [jax.tree.map(np.asarray, summ)], []
+        summaries, actions = [jax.device_get(summ)], []
         steer = None if self.steer is None else self.steer(self.env, seed)
         for _ in range(self.env.max_steps):
             if bool(jnp.all(state.terminated | state.truncated)):
@@ -210,7 +200,7 @@ class EngineRunner:
             state, action, summ = self.step(state, gkeys, akeys,
                                             self._forced(steer, summaries[-1]))
             actions.append(np.asarray(action))
-            summaries.append(jax.tree.map(np.asarray, summ))
+            summaries.append(jax.device_get(summ))
         return Trajectories(summaries, actions)
 
     def play_lanes(self, seed: int, games: int, lanes: int) -> Trajectories:
@@ -223,7 +213,7 @@ class EngineRunner:
         ids = np.arange(lanes)  # the match each lane plays
         gkeys, akeys = self.keys(key, ids)
         state, summ = self.init(gkeys)
-        summaries, actions = [jax.tree.map(np.asarray, summ)], []
+        summaries, actions = [jax.device_get(summ)], []
         starts, fresh = [(lane, 0) for lane in range(lanes)], [np.ones(lanes, bool)]
         steer = None if self.steer is None else self.steer(self.env, seed)
         nxt = lanes
@@ -233,7 +223,7 @@ class EngineRunner:
                 break
             state, action, summ = self.step(state, gkeys, akeys,
                                             self._forced(steer, summaries[-1]))
-            action, summ = np.asarray(action), jax.tree.map(np.asarray, summ)
+            action, summ = np.asarray(action), jax.device_get(summ)
             new = np.zeros(lanes, bool)
             if nxt < games and (done.sum() >= max(1, lanes // 10) or done.all()):
                 free = np.flatnonzero(done)[:games - nxt]
@@ -243,7 +233,7 @@ class EngineRunner:
                 gkeys, akeys = self.keys(key, ids)
                 first, first_summ = self.init(gkeys)
                 state = self.where_lanes(new, first, state)
-                summ = _where_lanes(np, new, jax.tree.map(np.asarray, first_summ), summ)
+                summ = _where_lanes(np, new, jax.device_get(first_summ), summ)
                 action = np.where(new, -1, action)
                 starts += [(lane, len(summaries)) for lane in free.tolist()]
             actions.append(action)
@@ -258,49 +248,139 @@ def _where_lanes(xp, lanes: np.ndarray, new, old):
         xp.asarray(lanes).reshape((-1,) + (1,) * (a.ndim - 1)), a, b), new, old)
 
 
-def _compare(adapter: Adapter, env: Env, ref, traj: Trajectories, g: int, t: int,
-             where: str) -> dict:
-    """Check game g's engine summary at step t against the reference's facts (returned)."""
-    r = adapter.facts(ref)
-    legal = traj.plain(t, "legal_action_mask")[g]
-    if traj.plain(t, "terminated")[g]:  # after the match, only the results are defined
-        assert r["terminal"], f"{where}: engine terminal, reference not"
-        assert len(legal) == env.num_actions, f"{where}: terminal mask not all True"
-        keys = adapter.final(env)
-    else:
-        assert not r["terminal"], f"{where}: reference terminal, engine not"
-        assert legal == r["legal_actions"], (
-            f"{where}: legal actions differ\n engine {legal}\n ref    {r['legal_actions']}")
-        keys = adapter.compared(env)
-    e = adapter.engine_facts({k: traj.plain(t, k)[g] for k in keys})
-    for key in keys:
-        assert e[key] == r[key], f"{where}: {key} differs: engine {e[key]}, reference {r[key]}"
-    return r
+def _legal_lists(mask: np.ndarray) -> list[list[int]]:
+    """Each row of a bool mask as its sorted true indices."""
+    rows, ids = np.nonzero(mask)
+    ends = np.searchsorted(rows, np.arange(mask.shape[0] + 1)).tolist()
+    ids = ids.tolist()
+    return [ids[a:b] for a, b in itertools.pairwise(ends)]
 
 
-def compare_game(adapter: Adapter, env: Env, traj: Trajectories, g: int,
-                 t0: int = 0) -> tuple[int, list]:
-    """Replay game g of `traj` (the match of lane g starting at step t0) through the reference;
-    returns the number of steps compared and the actions taken."""
-    s = GameView(traj, g, t0)
-    ref = adapter.reference(env, s)
-    adapter.feed(ref, s)
-    _compare(adapter, env, ref, traj, g, t0, f"game {g} after init")
-    scores = [0.0] * env.num_players
-    taken = []
-    for t in range(t0, len(traj.actions)):
-        actions = traj.actions[t]
-        if traj.plain(t, "terminated")[g]:
-            return t - t0, taken
-        action = int(actions[g])
-        taken.append(action)
-        ref.apply(action)
-        adapter.feed(ref, GameView(traj, g, t + 1))
-        where = f"game {g} step {t} (action {action})"
-        want = _compare(adapter, env, ref, traj, g, t + 1, where)["scores"]
-        scores = [a + b for a, b in zip(scores, traj.plain(t + 1, "rewards")[g], strict=True)]
-        assert scores == list(want), f"{where}: match scores: engine {scores}, {want}"
-    return len(traj.actions) - t0, taken
+class _Plain:
+    """Each game's summary values as Python values, step after step: a game's value is
+    converted where it differs from the step before (or was not converted then), else kept
+    (most fields change in few steps: the table, the other players' hands)."""
+
+    def __init__(self):
+        self.values: dict[str, list] = {}  # key -> per game its value at the last step
+        self.fresh: dict[str, np.ndarray] = {}  # key -> the games converted at the last step
+        self.asked: dict[str, list[np.ndarray]] = {}  # key -> the games asked at this step
+        self.last: dict | None = None  # the last step's summary
+
+    def get(self, s: dict, key: str, games: np.ndarray) -> list:
+        """`s[key]` per game (indexed by game; only `games` hold this step's values)."""
+        n = len(s[key])
+        values = self.values.setdefault(key, [None] * n)
+        fresh = self.fresh.setdefault(key, np.zeros(n, bool))
+        same = fresh[games]
+        if self.last is not None and same.any():
+            same &= (s[key][games] == self.last[key][games]).reshape(len(games), -1).all(-1)
+        todo = games[~same]
+        for g, v in zip(todo.tolist(), s[key][todo].tolist(), strict=True):
+            values[g] = v
+        self.asked.setdefault(key, []).append(games)
+        return values
+
+    def done(self, s: dict) -> None:
+        """The step `s` compared: the next one starts."""
+        for key, fresh in self.fresh.items():
+            fresh[:] = False
+            for games in self.asked.pop(key, ()):
+                fresh[games] = True
+        self.last = s
+
+
+def _compare_step(adapter: Adapter, env: Env, s: dict, rows: np.ndarray, facts: list[dict],
+                  scores: np.ndarray, where: Callable[[int], str], plain: _Plain) -> None:
+    """Check the engine summary `s` of step t in the games `rows` against the reference's
+    `facts` (one per row): terminal, the legal actions (a terminal mask all True), the compared
+    keys (after the match, only the results: `final`) and the match scores; `where(i)` names
+    row i's game and step in a failure."""
+    terminal = s["terminated"][rows]
+    for i in np.flatnonzero(terminal != np.array([r["terminal"] for r in facts], bool)):
+        side = "engine" if terminal[i] else "reference"
+        raise AssertionError(f"{where(i)}: {side} terminal, the other not")
+    mask = s["legal_action_mask"][rows]
+    for i in np.flatnonzero(terminal & ~mask.all(-1)):
+        raise AssertionError(f"{where(i)}: terminal mask not all True")
+    # the legal actions of the games in play, as one flat list in game order (each sorted)
+    live = np.flatnonzero(~terminal)
+    ref = [facts[i]["legal_actions"] for i in live.tolist()]
+    ref_rows = np.repeat(np.arange(len(live)), [len(r) for r in ref])
+    ref_ids = np.fromiter(itertools.chain.from_iterable(ref), np.int64, len(ref_rows))
+    eng_rows, eng_ids = np.nonzero(mask[live])
+    if not (np.array_equal(eng_rows, ref_rows) and np.array_equal(eng_ids, ref_ids)):
+        for i, legal, want in zip(live.tolist(), _legal_lists(mask[live]), ref, strict=True):
+            assert legal == want, (
+                f"{where(i)}: legal actions differ\n engine {legal}\n ref    {want}")
+    for keys, part in ((adapter.compared(env), live), (adapter.final(env),
+                                                        np.flatnonzero(terminal))):
+        if not len(part):
+            continue
+        games = rows[part]
+        values = {k: plain.get(s, k, games) for k in keys}
+        for g, i in zip(games.tolist(), part.tolist(), strict=True):
+            e, r = adapter.engine_facts({k: v[g] for k, v in values.items()}), facts[i]
+            for key in keys:
+                assert e[key] == r[key], (
+                    f"{where(i)}: {key} differs: engine {e[key]}, reference {r[key]}")
+    want = [list(r["scores"]) for r in facts]
+    for i in np.flatnonzero((scores != np.array(want, np.float64)).any(-1)):
+        raise AssertionError(f"{where(i)}: match scores: engine {scores[i].tolist()}, "
+                             f"{want[i]}")
+    plain.done(s)
+
+
+def compare(adapter: Adapter, env: Env, traj: Trajectories) -> int:
+    """Replay every match of `traj` through the reference, all games (lanes) step by step
+    together: a game's reference is made and fed at its first step, then takes the engine's
+    action and is fed at each step until the match is over; each step's summary is converted
+    to Python once for all its games, and only where it changed (`_Plain`). Returns the
+    number of steps compared."""
+    with _frozen_heap():
+        return _compare_all(adapter, env, traj)
+
+
+@contextlib.contextmanager
+def _frozen_heap():
+    """The process's objects (jax's, some 300,000) out of the cyclic garbage collector's way
+    while a comparison allocates millions of short-lived lists: its full collections would
+    walk them all again and again (a third of the comparison's time)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _compare_all(adapter: Adapter, env: Env, traj: Trajectories) -> int:
+    games = len(traj.summaries[0]["terminated"])
+    refs: list[Any] = [None] * games
+    scores = np.zeros((games, env.num_players))  # the rewards summed since each match's start
+    steps = 0
+    plain = _Plain()
+    for t, s in enumerate(traj.summaries):
+        rows, new = traj.rows(t), traj.new(t)
+        for g in rows.tolist():
+            view = GameView(traj, g, t)
+            if new[g]:
+                refs[g] = adapter.reference(env, view)
+            else:
+                refs[g].apply(int(traj.actions[t - 1][g]))
+            adapter.feed(refs[g], view)
+        steps += int((~new[rows]).sum())
+        scores[rows] = np.where(new[rows, None], 0.0, scores[rows] + s["rewards"][rows])
+        _compare_step(adapter, env, s, rows, [adapter.facts(refs[g]) for g in rows.tolist()],
+                      scores[rows], functools.partial(_where, traj, rows, t), plain)
+    return steps
+
+
+def _where(traj: Trajectories, rows: np.ndarray, t: int, i: int) -> str:
+    """Row i of step t's games, named in a failure."""
+    g = int(rows[i])
+    if traj.new(t)[g]:
+        return f"game {g} after init"
+    return f"game {g} step {t - 1} (action {int(traj.actions[t - 1][g])})"
 
 
 @functools.cache
@@ -315,14 +395,9 @@ def run_differential(adapter: Adapter, game: str, flags: dict, seed: int,
     runner = _runner(adapter, game, tuple(sorted(flags.items())))
     traj = runner.play(seed, batch)
     rare = adapter.rare_actions(runner.env)
-    steps, fired = 0, dict.fromkeys(rare, 0)
-    for g in range(batch):
-        n, taken = compare_game(adapter, runner.env, traj, g)
-        steps += n
-        for a in taken:
-            if a in fired:
-                fired[a] += 1
-    return steps, fired
+    played = np.concatenate([a[~s["terminated"]] for s, a in zip(traj.summaries[:-1],
+                                                                  traj.actions, strict=True)])
+    return compare(adapter, runner.env, traj), {a: int((played == a).sum()) for a in rare}
 
 
 def run_counted(adapter: Adapter, game: str, flags: dict, seeds, chunk: int,
@@ -334,14 +409,9 @@ def run_counted(adapter: Adapter, game: str, flags: dict, seeds, chunk: int,
     runner = _runner(adapter, game, tuple(sorted(flags.items())))
     steps, fired = 0, {}
     for seed in seeds:
-        if lanes is None:
-            traj = runner.play(seed, chunk)
-            for g in range(chunk):
-                steps += compare_game(adapter, runner.env, traj, g)[0]
-        else:
-            traj = runner.play_lanes(seed, chunk, lanes)
-            for lane, t0 in traj.starts:
-                steps += compare_game(adapter, runner.env, traj, lane, t0)[0]
+        traj = (runner.play(seed, chunk) if lanes is None
+                else runner.play_lanes(seed, chunk, lanes))
+        steps += compare(adapter, runner.env, traj)
         for k, v in branches(traj).items():
             fired[k] = fired.get(k, 0) + v
     return steps, fired

@@ -66,6 +66,10 @@ def _one(action: int) -> np.ndarray:
 
 
 class KonAdapter:
+    # the batched step compiled at XLA's level 1, not the test run's 0: about 3 CPU-seconds more
+    # a config, its play 8 times faster (a config's 500 games: about 8 CPU-seconds less)
+    step_options = {"xla_backend_optimization_level": 1}
+
     def rare_actions(self, env) -> tuple[int, ...]:
         return ()
 

@@ -11,28 +11,35 @@ cards, two of each type, in the hands, on the table, in the pile and the stock; 
 meld a valid run or set (KON-7..9, KON-38) in a prefix of the slots; a legal action until
 the end; hands of at most 15; rounds within their turn bound (KON-23).
 
-The default run: n = 2 with opening 71 and without `take_must_use_card` (KON-V1, KON-V4), 60
-games of one round (the last: requests, KON-27/28); n = 4 in pairs (KON-31), 12 games of the
-full 5 rounds with `reward="points"` (every round's scores; the last round's requests, the
-game's end); n = 5 without `opening_requires_run` (KON-V3), 90 games of one round. Every
-config asserts the branches its games reach (`branches`, `expected`): openings, takes by an
-unopened player, an opened one and a requester (KON-E11, with and without
-`take_must_use_card`), lay-offs at both ends and onto sets, new melds after the opening, joker
-retrievals from runs, retracts, requests, rounds gone out, rounds blocked with an empty stock
-(KON-23), games ended; the rarer ones (`UNION`: retrievals from sets, hands (KON-24), konkans
-(KON-25) in a game's last round (KON-28) and in an earlier one (KON-26), rounds ended by the
-turn bound) over the three configs together. Konkans come from the stacked deals of the
-adapter's `init`, hands from its planned openings (`Steering`). n = 3 and n = 4 solo play
-only in the slow run: each config compiles its own engine, about 17 CPU-seconds.
+The default run: 2,000 games over four configs, one engine each (n = 2..5, the opening 51 and
+71): n = 2 with opening 71 and without `take_must_use_card` (KON-V1, KON-V4), 500 games of one
+round (the last: requests, KON-27/28); n = 3, 500 games of one round; n = 4 in pairs (KON-31)
+with opening 71, 400 games of 2 rounds with `reward="points"` (each round's scores; the
+second round's requests, the game's end); n = 5 without `opening_requires_run` (KON-V3), 600
+games of one round; each through 100 engine lanes. Every config asserts the branches its games
+reach (`branches`, `expected`): openings, takes by an unopened player, an opened one and a
+requester (KON-E11, with and without `take_must_use_card`), lay-offs at both ends and onto
+sets, new melds after the opening, joker retrievals from runs, retracts, requests, rounds gone
+out, rounds blocked with an empty stock (KON-23), games ended; the rarer ones (`UNION`:
+retrievals from sets, hands (KON-24), konkans (KON-25) in a game's last round (KON-28) and in
+an earlier one (KON-26), rounds ended by the turn bound) over the four configs together.
+Konkans come from the stacked deals of the adapter's `init`, hands from its planned openings
+(`Steering`). n = 4 solo, n = 3 over 2 rounds and the 5 rounds of a full game (in pairs) play
+only in the slow run.
 
-Cost (one process, cold XLA cache: `/usr/bin/time pytest -p no:cacheprovider -n 0
-tests/games/konkan/test_differential.py`, 2026-12-03): the default run's 162 games take about
-84 CPU-seconds, 256 games of the same configs 118, about 51 of them compiling; issue 26's 2,000
-games by default (four configs, n = 2..5, 500 / 600 / 60 / 840 games) took 294 CPU-seconds,
-which the default run's 15-minute budget cannot hold (the engine plays about 10 ms a game, the
-reference and the comparison about 40 ms: 0.3 ms a step). Compiling the batched step at XLA's
-level 2 (4x faster play) did not pay at these counts: 141 against 118 CPU-seconds. `pytest -m
-slow` plays 100,000 games (6 configs, in chunks of 100 through 40 lanes; hours).
+Cost (one process, cold XLA cache: `/usr/bin/time -v pytest -p no:cacheprovider -n 0
+tests/games/konkan/test_differential.py`, user + sys, on a 2-core machine shared with other
+work, 2026-12-03): the default run's 2,000 games take 124 CPU-seconds. Before, on the same
+machine with the same command, the 162 games of the earlier three configs took 63 (84 where
+first measured, where 2,000 games of four configs took 294). Where the time goes now: each
+config compiles its engine in about 17 CPU-seconds (trace 3, the batched step 10 at XLA's
+optimisation level 1 (`KonAdapter.step_options`; level 0 compiles 3 seconds faster but plays
+8 times slower), init 2.5), 68 of the four; a game then costs about 30 ms (one round of n =
+3: 128 steps): the engine about 8 (most of it the steering's plans and fetching the
+summaries), the reference and the comparison about 20 (the reference's legal masks half of
+it: KON-E11's take searches and the finishing actions; its facts; the summary's conversion to
+Python, only where it changed), the invariants and branch counts 2. `pytest -m slow` plays
+100,000 games (7 configs, in chunks of 100 through 40 lanes; hours).
 """
 
 from __future__ import annotations
@@ -46,24 +53,26 @@ from kanjax.envs import kon_spec as ks
 from tests.games.konkan.differential import ADAPTER
 from tests.harness import differential as hd
 
-# (flags, games in the default run, engine lanes); each config compiles its engine (about 17
-# CPU-seconds): n = 3 and n = 4 solo only in the slow run
+# (flags, games in the default run (SLOW_ONLY: its weight in the slow run), engine lanes);
+# each config compiles its engine (about 17 CPU-seconds): n = 2..5 once each by default
 CONFIGS = [
     pytest.param(dict(n=2, opening_min=71, take_must_use_card=False, n_rounds=1,
-                      max_turns_per_round=100), 60, 30, id="n2-71-take-free-1round"),
-    pytest.param(dict(n=4, partnership=True, reward="points", max_turns_per_round=70), 12, 12,
-                 id="n4-pairs-5rounds"),
+                      max_turns_per_round=100), 500, 100, id="n2-71-take-free-1round"),
+    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 500, 100, id="n3-1round"),
+    pytest.param(dict(n=4, partnership=True, opening_min=71, reward="points", n_rounds=2,
+                      max_turns_per_round=70), 400, 100, id="n4-pairs-71-2rounds"),
     pytest.param(dict(n=5, opening_requires_run=False, n_rounds=1, max_turns_per_round=60),
-                 90, 45, id="n5-no-run-1round"),
+                 600, 100, id="n5-no-run-1round"),
 ]
 SLOW_ONLY = [
-    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 150, 50, id="n3-1round"),
-    pytest.param(dict(n=3, n_rounds=2, max_turns_per_round=90), 60, 30, id="n3-2rounds"),
-    pytest.param(dict(n=4, opening_min=71, n_rounds=2, max_turns_per_round=70), 60, 30,
+    pytest.param(dict(n=4, partnership=True, reward="points", max_turns_per_round=70), 60, 30,
+                 id="n4-pairs-5rounds"),
+    pytest.param(dict(n=3, n_rounds=2, max_turns_per_round=90), 300, 30, id="n3-2rounds"),
+    pytest.param(dict(n=4, opening_min=71, n_rounds=2, max_turns_per_round=70), 300, 30,
                  id="n4-71-2rounds"),
 ]
 SLOW_LANES = 40
-CHUNK = 250  # games at most in one engine batch of the default run
+CHUNK = 600  # games at most in one engine batch of the default run
 
 POS_RANK = np.array([ks.position_rank(q) for q in range(ks.RUN_POSITIONS)])
 
