@@ -102,13 +102,11 @@ def plain_facts(s: dict, bools: tuple[str, ...]) -> dict:
 class Trajectories:
     """Per step t (0 = after init) and game g: the summary, and the action taken at t.
 
-    Played through lanes (`EngineRunner.play_lanes`), g is a lane: `starts` lists each match
-    as (lane, first step) in the order of their keys, `fresh[t]` the lanes whose match starts
-    at step t; the step slot of a lane's new match is -1 in `actions` at t - 1."""
+    Played through lanes (`EngineRunner.play_lanes`), g is a lane: `fresh[t]` the lanes whose
+    match starts at step t; the step slot of a lane's new match is -1 in `actions` at t - 1."""
 
     summaries: list[dict[str, np.ndarray]]
     actions: list[np.ndarray]
-    starts: list[tuple[int, int]] | None = None
     fresh: list[np.ndarray] | None = None
 
     def rows(self, t: int) -> np.ndarray:
@@ -214,7 +212,7 @@ class EngineRunner:
         gkeys, akeys = self.keys(key, ids)
         state, summ = self.init(gkeys)
         summaries, actions = [jax.device_get(summ)], []
-        starts, fresh = [(lane, 0) for lane in range(lanes)], [np.ones(lanes, bool)]
+        fresh = [np.ones(lanes, bool)]
         steer = None if self.steer is None else self.steer(self.env, seed)
         nxt = lanes
         for _ in range(self.env.max_steps * games):
@@ -235,11 +233,10 @@ class EngineRunner:
                 state = self.where_lanes(new, first, state)
                 summ = _where_lanes(np, new, jax.device_get(first_summ), summ)
                 action = np.where(new, -1, action)
-                starts += [(lane, len(summaries)) for lane in free.tolist()]
             actions.append(action)
             summaries.append(summ)
             fresh.append(new)
-        return Trajectories(summaries, actions, starts, fresh)
+        return Trajectories(summaries, actions, fresh)
 
 
 def _where_lanes(xp, lanes: np.ndarray, new, old):
