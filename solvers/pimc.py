@@ -1,4 +1,5 @@
-"""A PIMC (perfect-information Monte Carlo) bot for Gonin Kan on either double-dummy backend.
+"""A PIMC (perfect-information Monte Carlo) bot for the Kan games (Gonin, Yonin and Gambari Kan)
+on either double-dummy backend (the batched JAX search: Gonin Kan only).
 
 For the player to act in trick play: sample N layouts of the hidden hands consistent with his
 observation (`solvers.sampling`, KAN-46), solve every (layout, legal move) pair open, and play
@@ -8,8 +9,12 @@ everything is one jittable function of the observation; on the compiled CPU sear
 the problems solved on the host, every core busy.
 
 - What is solved: the deal's result. Each problem is the goal "my side reaches its target"
-  (kankei `T(d)`, mukankei `U(d) = 17 - T(d)`, KAN-29) with the root limited to one move, so a
-  move's mean is the share of layouts in which it still wins the deal against perfect play.
+  (kankei `T(d)`, mukankei `U(d) = 17 - T(d)`, KAN-29, KAN-48; Gambari: the bid target `t`,
+  KAN-67) with the root limited to one move, so a move's mean is the share of layouts in which
+  it still wins the deal against perfect play. Under a Yonin contract (KAN-60) the declaring
+  team's goal is its target (SKUNK) or all 16 (ALL16) with the opponents at 0, the other
+  team's a point card before that. In Yonin's deal 1 the teams are secret (KAN-52): each
+  layout names them (the holders of JK and the trump jack, KAN-50, KAN-51).
 - Budget: PIMC searches once the mover holds at most `max_cards` cards (before, the tie-break
   decides alone; the JAX search's default is 6 cards: goal searches of fuller hands mostly
   run past any useful budget there; the CPU search's is 10, whole hands), and a problem still
@@ -45,7 +50,8 @@ from solvers.cpu import backend as cpu
 from solvers.position import Position
 from solvers.sampling import make_sampler
 
-GAMES = ("gonin_kan",)  # the games the bot plays: its problems are Gonin Kan's deals
+GAMES = ("gonin_kan", "yonin_kan", "gambari_kan")  # the games the bot plays
+JAX_GAMES = ("gonin_kan",)  # ... on the batched JAX search (its problems are Gonin Kan's)
 
 
 def supports(env: Env) -> bool:
@@ -65,9 +71,11 @@ def _view(env: KanEnv, obs: Array) -> dict[str, Array]:
     cards = o[sl["cards"]].reshape(ks.NUM_CARDS, 4)
     one = {k: o[sl[k]][0] for k in ("me", "phase", "current_player", "deal", "dealer",
                                    "trump", "trick", "n_played", "leader", "led_suit")}
-    return one | dict(mine=cards[:, 0] > 0, played_by=cards[:, 1], trick_of=cards[:, 2],
-                      points=o[sl["points"]], seat_of=o[sl["seat_of"]],
-                      kankei=o[sl["kankei"]])
+    extra = {k: o[sl[k]] for k in ("target", "contract") if k in sl}  # Gambari, Yonin
+    return one | extra | dict(mine=cards[:, 0] > 0, played_by=cards[:, 1],
+                              trick_of=cards[:, 2], taken_by=cards[:, 3],
+                              points=o[sl["points"]], seat_of=o[sl["seat_of"]],
+                              kankei=o[sl["kankei"]])
 
 
 def _cards(env: KanEnv, v: dict[str, Array]) -> dict[str, Array]:
@@ -144,6 +152,21 @@ def _move_roots(cards: dict[str, Array], moves: Array) -> tuple[Array, Array]:
     return roots, jnp.where(moves >= 0, key, -1 - jnp.arange(moves.shape[0]))
 
 
+def layout_kankei(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) -> np.ndarray:
+    """bool[n]: the kankei of the layout `holders` seen in `v` (`_view`, as numpy): the
+    observed ones, or in Yonin's deal 1, where they are secret (KAN-52), the deal-1 holders
+    of JK and the trump jack (KAN-50), a lone holder of both with the player opposite
+    (KAN-51)."""
+    if (v["kankei"] >= 0).all():
+        return v["kankei"] > 0
+    dealt = np.where(v["played_by"] >= 0, v["played_by"], holders)  # holder since the deal
+    jk, jack = int(dealt[JK]), int(dealt[13 * int(v["trump"]) + 9])
+    if jk == jack:
+        pos = np.asarray(ring_positions(v["seat_of"], v["dealer"], env.num_players))
+        jack = int(np.argmax(pos == (pos[jk] + 2) % 4))
+    return np.isin(np.arange(env.num_players), [jk, jack])
+
+
 def layout_position(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) -> Position:
     """The double-dummy position (`solvers.position`, as `Env.trick_position` gives it) of
     the layout `holders` (player of each card, -1) seen by `v["me"]` (`_view`, as numpy),
@@ -156,23 +179,36 @@ def layout_position(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) 
     in_trick = (v["trick_of"] == v["trick"]) & (v["played_by"] >= 0)
     trick = tuple(int(np.argmax(in_trick & (v["played_by"] == players[(leader + i) % active])))
                   for i in range(int(v["n_played"])))
-    mine = v["kankei"][v["me"]] > 0
-    taken, other = (v["points"][0], v["points"][1]) if mine else (v["points"][1],
-                                                                  v["points"][0])
+    kankei = layout_kankei(env, v, holders)
+    mine = kankei[v["me"]]
+    by_kankei = (v["taken_by"] >= 0) & kankei[np.maximum(v["taken_by"], 0)]
+    point = np.asarray(POINT)
+    points = (int(np.sum(point & by_kankei)), int(np.sum(point & (v["taken_by"] >= 0)
+                                                          & ~by_kankei)))
+    taken, other = points if mine else points[::-1]
     return Position(rules, tuple(tuple(np.flatnonzero(holders == p).tolist()) for p in players),
-                    int(v["trump"]), leader, tuple(bool((v["kankei"][p] > 0) == mine)
-                                                   for p in players),
-                    trick, int(v["led_suit"]) if trick else -1, int(v["trick"]), int(taken),
-                    int(other))
+                    int(v["trump"]), leader, tuple(bool(kankei[p] == mine) for p in players),
+                    trick, int(v["led_suit"]) if trick else -1, int(v["trick"]), taken, other)
 
 
-def layout_goal(v: dict[str, np.ndarray], pos: Position) -> tuple[int, int]:
-    """The goal of the observer's side in `pos` (`layout_position`): its target, kankei
-    `T(d)`, mukankei `U(d) = 17 - T(d)` (KAN-29)."""
-    target = ks.KANKEI_TARGET[int(v["deal"])]
-    target = target if v["kankei"][v["me"]] > 0 else 17 - target
+def layout_goal(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray,
+                pos: Position) -> tuple[int, int]:
+    """The goal `(side_min, other_max)` of the observer's side in `pos` (`layout_position` of
+    the layout `holders`): its target, kankei `T(d)`, mukankei `U(d) = 17 - T(d)` (KAN-29,
+    KAN-48; Gambari: the bid `t`, KAN-67); under a Yonin contract (KAN-60) the declaring
+    team's target (SKUNK) or all 16 (ALL16) while the other team has nothing, for the other
+    team a point card while the declarers are short of theirs."""
+    kankei = layout_kankei(env, v, holders)
+    t = int(v["target"][0]) if "target" in v else ks.KANKEI_TARGET[int(v["deal"])]
     total = pos.taken + pos.taken_other + ref.remaining(pos)
-    return target, total - target
+    kind, declarer = (int(x) for x in v.get("contract", (ks.NO_CONTRACT, -1)))
+    if kind == ks.NO_CONTRACT:
+        target = t if kankei[v["me"]] else 17 - t
+        return target, total - target
+    need = 16 if kind == ks.ALL16 else t if kankei[declarer] else 17 - t
+    if kankei[declarer] == kankei[v["me"]]:
+        return need, 0
+    return 1, need - 1
 
 
 class Pimc:
@@ -195,8 +231,11 @@ class Pimc:
         rules = convert.rules_of(env)
         if backend not in api.BACKENDS:
             raise ValueError(f"backend {backend!r}: want one of {', '.join(api.BACKENDS)}")
+        if backend == "jax" and env.name not in JAX_GAMES:
+            raise ValueError(f"PIMC bot: {env.name!r} on the JAX search is not supported "
+                             f"(games: {', '.join(JAX_GAMES)}); use backend='cpu'")
         self.backend = backend if backend != "auto" else (
-            "cpu" if jax.default_backend() == "cpu" else "jax")
+            "cpu" if jax.default_backend() == "cpu" or env.name not in JAX_GAMES else "jax")
         if self.backend == "cpu":
             cpu.check(rules)
         on_cpu = self.backend == "cpu"
@@ -270,7 +309,7 @@ class Pimc:
             vb = {k: a[b] for k, a in v.items()}
             for i in np.flatnonzero(ok[b]):
                 pos = layout_position(self.env, vb, holders[b, i])
-                goal = layout_goal(vb, pos)
+                goal = layout_goal(self.env, vb, holders[b, i], pos)
                 reps = cpu.move_classes(pos)
                 for rep in sorted(set(reps.values())):
                     todo.append((b, [m for m, r in reps.items() if r == rep]))

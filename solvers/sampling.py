@@ -1,4 +1,5 @@
-"""Jittable sampling of hidden-hand layouts for Gonin Kan (PIMC; rules `rules/kan.md`).
+"""Jittable sampling of hidden-hand layouts for the Kan games: Gonin, Yonin and Gambari Kan
+(PIMC; rules `rules/kan.md`).
 
 `make_sampler(env, samples, tries)` returns `fn(key, obs) -> (holders, ok)`: `samples`
 complete layouts of the cards one player has not seen, consistent with his observation
@@ -12,18 +13,25 @@ What the observation lets player `me` infer (all of it is used):
   other active player holds 10 - (cards he played this deal); the 6-player dealer none
   (KAN-6, KAN-16); cards outside `env.deck` nowhere (KAN-1);
 - voids (KAN-24): the leader of trick 1 is the iku/koi leader (KAN-21, from the public iku
-  choices, the seats and the kankei; deal 1) or the trump chooser (KAN-36, KAN-37; deals
-  2/3); the leader of trick t > 1 took trick t - 1. The led suit is the suit of the leader's
-  card, or the suit named on a JK lead (KAN-26; one JK per deal, so `jk_named` is it). A
-  player who played a non-JK card of another suit holds no card of the led suit; a JK play
-  reveals nothing (KAN-25 allows it in tricks 2..9 whatever the hand);
-- the joker (KAN-25): nobody holds it from trick 10 on; in trick 9 a player who played a
-  non-JK card does not hold it (odori ban);
-- deal 1 (KAN-17, KAN-19): the unplayed ones of JK and poh (the deal-1 trump ace) lie with
-  the two public kankei, one each; a seen one (played, or in my hand) fixes its holder, so the
-  other is with the other kankei. Nijū kan (KAN-18): a kankei (H or P) sees the exchanged
-  card c; if c is not his and unplayed it is his partner's (P knows H holds c);
-- signals (KAN-38, deals 2/3): the shower and the chooser see the shown card ids; unplayed
+  choices, the seats and the kankei; Gonin deal 1), the player of AS (AC when spades are
+  trump; Yonin deal 1, KAN-53), the lone kankei (Gambari, KAN-66) or the trump chooser
+  (KAN-36, KAN-37, KAN-57; deals 2/3); the leader of trick t > 1 took trick t - 1. The led
+  suit is the suit of the leader's card, or the suit named on a JK lead (KAN-26; one JK per
+  deal, so `jk_named` is it). A player who played a non-JK card of another suit holds no card
+  of the led suit; a JK play reveals nothing (KAN-25 allows it in tricks 2..9 whatever the
+  hand, KAN-54 in Yonin in every trick);
+- the joker (KAN-25, Gonin and Gambari): nobody holds it from trick 10 on; in trick 9 a
+  player who played a non-JK card does not hold it (odori ban). Yonin's may be kept to the
+  end (KAN-54);
+- Gonin deal 1 (KAN-17, KAN-19): the unplayed ones of JK and poh (the deal-1 trump ace) lie
+  with the two public kankei, one each; a seen one (played, or in my hand) fixes its holder,
+  so the other is with the other kankei. Nijū kan (KAN-18): a kankei (H or P) sees the
+  exchanged card c; if c is not his and unplayed it is his partner's (P knows H holds c).
+  Yonin's deal-1 kankei are whoever holds JK and the trump jack (KAN-50): every layout names
+  them; Gambari's lone kankei bid (KAN-65): neither constrains a card;
+- Yonin's trump choice (KAN-57): nobody sees his whole hand yet; the observer's unseen cards
+  may be his own too;
+- signals (KAN-38, Gonin deals 2/3): the shower and the chooser see the shown card ids; unplayed
   shown cards are in the shower's hand (others see only the form: nothing about cards).
 Not used (no hard constraint, only likelihoods): the iku/koi and trump choices, the signal
 form seen by opponents, the seat change and the nijū exchange as seen by a mukankei (H holds a
@@ -52,12 +60,13 @@ import numpy as np
 
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.dealing import ring_positions
-from kanjax.envs.kan import CARD_IDS, JK, SUIT, KanEnv
+from kanjax.envs.kan import CARD_IDS, JK, SUIT, TRUMP, KanEnv
 
 Array = jax.Array
 Sampler = Callable[[Array, Array], tuple[Array, Array]]
 
 NC = ks.NUM_CARDS
+VARIANTS = ("gonin", "yonin", "gambari")  # KanConfig.variant (KAN-69)
 
 
 class Constraints(NamedTuple):
@@ -83,6 +92,7 @@ def constraints(env: KanEnv, obs: Array) -> Constraints:
     def one(name: str) -> Array:
         return o[sl[name]][0]
 
+    variant = env.config.variant
     me, deal, dealer, trump, trick = (one(k) for k in ("me", "deal", "dealer", "trump", "trick"))
     jk_named = one("jk_named")
     seat_of, kankei = o[sl["seat_of"]], o[sl["kankei"]] > 0
@@ -100,6 +110,10 @@ def constraints(env: KanEnv, obs: Array) -> Constraints:
     k2 = n - 1 - jnp.argmax(kankei[::-1])
     default = jnp.where((pos[k2] - pos[k1]) % 5 == 3, k1, k2)  # two mukankei on his right
     lead1 = jnp.where((iku[0] == 0) & (iku[1] == 1), k1 + k2 - default, default)
+    if variant == "yonin":  # KAN-53: the player of AS (AC when spades are trump)
+        lead1 = by[jnp.where(trump == 3, 12, 51)]
+    elif variant == "gambari":  # KAN-66: the lone kankei
+        lead1 = k1
     lead1 = jnp.where(deal == 1, lead1, jnp.where(deal == 2, jk1, ace1))
     tricks = jnp.arange(ks.NUM_TRICKS)
     in_t = (trick_of[None, :] == tricks[:, None]) & played[None, :]  # bool[10, 53]
@@ -115,15 +129,18 @@ def constraints(env: KanEnv, obs: Array) -> Constraints:
     void = jnp.any(by_p[:, None, :] & off[None, None, :]
                    & (led_of[None, None, :] == suits[None, :, None]), axis=2)  # [n, 4]
     void = jnp.concatenate([void, jnp.zeros((n, 1), bool)], axis=1)
-    allowed = active[:, None] & (players != me)[:, None] & unseen[None, :]
+    # while Yonin's trump is chosen nobody sees his whole hand (KAN-57): me's hidden cards too
+    own_hidden = (variant == "yonin") & (one("phase") == TRUMP)
+    allowed = active[:, None] & ((players != me) | own_hidden)[:, None] & unseen[None, :]
     allowed &= ~void[:, jnp.asarray(SUIT)]
-    # KAN-25: no JK in trick 10; in trick 9 not with anyone who played another card.
-    no_jk = (trick >= ks.NUM_TRICKS - 1) | jnp.any(
-        by_p & (trick_of == ks.NUM_TRICKS - 2)[None, :] & (CARD_IDS != JK)[None, :], axis=1)
-    allowed = allowed.at[:, JK].set(allowed[:, JK] & ~no_jk)
+    if variant != "yonin":  # KAN-25 (not Yonin, KAN-54): no JK in trick 10; in trick 9
+        # not with anyone who played another card
+        no_jk = (trick >= ks.NUM_TRICKS - 1) | jnp.any(
+            by_p & (trick_of == ks.NUM_TRICKS - 2)[None, :] & (CARD_IDS != JK)[None, :], axis=1)
+        allowed = allowed.at[:, JK].set(allowed[:, JK] & ~no_jk)
 
-    # Deal 1 (KAN-17, KAN-18): JK and poh with the kankei, one each.
-    d1 = deal == 1
+    # Gonin deal 1 (KAN-17, KAN-18): JK and poh with the kankei, one each.
+    d1 = (deal == 1) & (variant == "gonin")
     poh = 13 * jnp.clip(trump, 0, 3) + 12
     is_poh = CARD_IDS == poh
     seen_at = jnp.where(played, by, jnp.where(mine, me, -1))
@@ -139,9 +156,9 @@ def constraints(env: KanEnv, obs: Array) -> Constraints:
     c = nijuu[1]
     nij = d1 & (nijuu[0] > 0) & kankei[me] & (CARD_IDS == c)
     allowed = jnp.where(nij[None, :], allowed & (players == partner)[:, None], allowed)
-    # Signals (KAN-38): the shown cards are with the shower.
+    # Signals (KAN-38, Gonin): the shown cards are with the shower.
     shower = jnp.where(deal == 2, ace1, jk1)
-    shown = (deal >= 2) & ((CARD_IDS == signal[1]) | (CARD_IDS == signal[2]))
+    shown = (deal >= 2) & (variant == "gonin") & ((CARD_IDS == signal[1]) | (CARD_IDS == signal[2]))
     allowed = jnp.where(shown[None, :], allowed & (players == shower)[:, None], allowed)
     known = jnp.where(mine, me, -1)
     return Constraints(known=known, unseen=unseen, allowed=allowed, size=size, pair=pair,
@@ -197,10 +214,10 @@ def _attempts(con: Constraints, key: Array, attempts: int, length: int) -> tuple
 
 def make_sampler(env: KanEnv, samples: int, tries: int = 8) -> Sampler:
     """`fn(key, obs) -> (holders int8[samples, 53], ok bool[samples])`: layouts of the hidden
-    hands consistent with `obs` (see the module docstring). Gonin Kan only."""
-    if getattr(getattr(env, "config", None), "variant", None) != "gonin":
-        raise ValueError(f"make_sampler: only gonin_kan is supported, not "
-                         f"{getattr(env, 'name', type(env).__name__)!r}")
+    hands consistent with `obs` (see the module docstring). The Kan games only."""
+    if getattr(getattr(env, "config", None), "variant", None) not in VARIANTS:
+        raise ValueError(f"make_sampler: the Kan games only (gonin_kan, yonin_kan, "
+                         f"gambari_kan), not {getattr(env, 'name', type(env).__name__)!r}")
     if samples < 1 or tries < 1:
         raise ValueError(f"make_sampler: samples={samples} and tries={tries} must be >= 1")
     length = int(np.asarray(env.deck).sum())

@@ -82,9 +82,8 @@ from kanjax.envs.layout import Layout
 from kanjax.envs.match import MatchEnv, MatchState
 
 # ---- phases --------------------------------------------------------------------------------
-IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT = range(9)
-PHASE_NAMES = ("IKU_KOI", "SIGNAL", "TRUMP", "PLAY", "DECIDE", "SHIPPO", "OVER", "BID",
-               "CONTRACT")
+IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT = range(len(ks.PHASE_NAMES))
+PHASE_NAMES = ks.PHASE_NAMES
 
 PLAYED = 8  # `_loc` code: PLAYED + 8 * trick + player for a card played this deal
 JK = ks.JK

@@ -86,6 +86,9 @@ LEAD_JK = 53  # + suit
 IKU, KOI = 57, 58
 STOP, JUUROKU = 59, 60
 TRUMP = 61  # + suit
+# The phases of a Kan state, in the order of their codes (the observation's `phase`).
+PHASE_NAMES = ("IKU_KOI", "SIGNAL", "TRUMP", "PLAY", "DECIDE", "SHIPPO", "OVER", "BID",
+               "CONTRACT")
 SIGNAL = 65
 SIGNAL_F1 = 65
 SIGNAL_F2 = 110

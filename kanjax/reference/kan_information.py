@@ -1,4 +1,5 @@
-"""What one Gonin Kan player can know about the hidden hands (KAN-46), in plain Python.
+"""What one Kan player (Gonin, Yonin or Gambari Kan) can know about the hidden hands (KAN-46),
+in plain Python.
 
 The reference for `solvers.sampling` (which shares no code with it): `known_constraints(env,
 obs)` lists, from player `me`'s observation `obs = env.observe(state, me)`, what every
@@ -13,14 +14,17 @@ A layout is consistent iff:
 - voids (KAN-23, KAN-24, KAN-26): in every trick, each player after the leader who played a
   non-joker card of a suit other than the led suit holds no card of the led suit (the led
   suit: the leader's card's suit, or the suit he named leading JK). The leader of trick 1 is
-  the iku/koi winner (KAN-21) in deal 1 and the trump chooser in deals 2/3 (KAN-36, KAN-37);
-  the leader of every later trick took the trick before;
-- the joker (KAN-25): nobody holds it in trick 10; in trick 9 nobody who played a card other
-  than JK holds it (odori ban);
-- deal 1 (KAN-17, KAN-18): the deal-1 holders of JK and poh (its player if played, else its
-  holder in the layout) are the two kankei; for a kankei observer after a nijū exchange, the
-  drawn card c is H's (H: the kankei whose partner sits two active seats to his right) and x
-  is P's;
+  the iku/koi winner (KAN-21) in Gonin deal 1, the holder of AS (AC when spades are trump) in
+  Yonin deal 1 (KAN-53), the lone kankei in Gambari (KAN-66) and the trump chooser in deals
+  2/3 (KAN-36, KAN-37, KAN-57); the leader of every later trick took the trick before;
+- the joker (KAN-25, Gonin and Gambari): nobody holds it in trick 10; in trick 9 nobody who
+  played a card other than JK holds it (odori ban). Yonin's joker may be kept to the end
+  (KAN-54): no constraint;
+- Gonin deal 1 (KAN-17, KAN-18): the deal-1 holders of JK and poh (its player if played, else
+  its holder in the layout) are the two kankei; for a kankei observer after a nijū exchange,
+  the drawn card c is H's (H: the kankei whose partner sits two active seats to his right) and
+  x is P's. (Yonin's deal-1 kankei are whoever holds JK and the trump jack, KAN-50: any layout
+  names them; Gambari's lone kankei bid, KAN-65: no card constraint.)
 - deals 2/3 (KAN-38): cards shown in the signal (seen by the shower and the chooser) are the
   shower's.
 """
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kanjax.envs.kan_spec import HAND_SIZE, JK, NUM_CARDS, NUM_TRICKS
+from kanjax.envs.kan_spec import HAND_SIZE, JK, NUM_CARDS, NUM_TRICKS, PHASE_NAMES
 
 
 def suit_of(card: int) -> int | None:
@@ -43,6 +47,7 @@ def suit_of(card: int) -> int | None:
 class View:
     """The observation decoded (plain ints and lists)."""
 
+    variant: str  # "gonin", "yonin" or "gambari" (KAN-69)
     n: int
     me: int
     phase: int
@@ -84,14 +89,20 @@ def decode(env, obs) -> View:
                 taken_by[c] = took
     n = env.num_players
     return View(
-        n=n, me=get("me")[0], phase=get("phase")[0], deal=get("deal")[0],
-        dealer=get("dealer")[0], trump=get("trump")[0], trick=get("trick")[0],
+        variant=env.config.variant, n=n, me=get("me")[0], phase=get("phase")[0],
+        deal=get("deal")[0], dealer=get("dealer")[0], trump=get("trump")[0], trick=get("trick")[0],
         jk_named=get("jk_named")[0], mine=mine, played_by=played_by, trick_of=trick_of,
         taken_by=taken_by, seat_of=get("seat_of"), kankei=get("kankei"),
         deal1_holders=tuple(get("deal1_holders")), nijuu=tuple(get("nijuu")),
         iku=tuple(get("iku")), signal=tuple(get("signal")),
         deck={c for c in range(NUM_CARDS) if env.deck[c]},
     )
+
+
+def sees_own_hand(v: View) -> bool:
+    """Whether me sees his whole hand: not while Yonin's trump is chosen (KAN-57: the chooser
+    sees his first three cards, the others none of theirs)."""
+    return not (v.variant == "yonin" and PHASE_NAMES[v.phase] == "TRUMP")
 
 
 def active_players(v: View) -> list[int]:
@@ -111,9 +122,14 @@ def next_player(v: View, p: int) -> int:
 
 
 def first_leader(v: View) -> int | None:
-    """The leader of trick 1 (None while unknown: iku/koi not resolved)."""
+    """The leader of trick 1 (None while unknown: iku/koi not resolved, Yonin's first lead
+    not yet played)."""
+    if v.variant == "gambari":  # KAN-66: the lone kankei
+        return next((p for p in range(v.n) if v.kankei[p] > 0), None)
     if v.deal >= 2:  # KAN-36 (deal 2: the joker holder chooses), KAN-37 (deal 3: the ace)
         return v.deal1_holders[0] if v.deal == 2 else v.deal1_holders[1]
+    if v.variant == "yonin":  # KAN-53: AS, or AC when spades are trump, leads trick 1
+        return v.played_by.get(12 if v.trump == 3 else 51)
     kankei = [p for p in range(v.n) if v.kankei[p] > 0]
     mukankei = set(active_players(v)) - set(kankei)
     default = [k for k in kankei
@@ -167,7 +183,7 @@ def known_constraints(env, obs) -> list[PlayerInfo]:
             for q in range(v.n):
                 if q != p:
                     info[q].not_has.add(c)
-    if v.deal == 1:
+    if v.variant == "gonin" and v.deal == 1:
         kankei = [p for p in range(v.n) if v.kankei[p] > 0]
         poh = 13 * v.trump + 12
         for c, other in ((JK, poh), (poh, JK)):
@@ -198,7 +214,9 @@ def voids_of(v: View) -> dict[int, set[int]]:
 
 
 def no_joker(v: View) -> set[int]:
-    """KAN-25: players who cannot hold JK now."""
+    """KAN-25: players who cannot hold JK now (none in Yonin, KAN-54)."""
+    if v.variant == "yonin":
+        return set()
     if v.trick >= NUM_TRICKS - 1:
         return set(range(v.n))
     return {v.played_by[c] for c, t in v.trick_of.items() if t == NUM_TRICKS - 2 and c != JK}
@@ -208,12 +226,12 @@ def owned(v: View) -> dict[int, int]:
     """Cards whose (deal-start) holder me knows beyond his own hand: the nijū card for a
     kankei (KAN-18), the shown cards for the shower and the chooser (KAN-38)."""
     out: dict[int, int] = {}
-    if v.deal == 1 and v.nijuu[0] > 0 and v.nijuu[1] >= 0:
+    if v.variant == "gonin" and v.deal == 1 and v.nijuu[0] > 0 and v.nijuu[1] >= 0:
         kankei = [p for p in range(v.n) if v.kankei[p] > 0]
         h = [k for k in kankei if next_player(v, next_player(v, k)) in kankei][0]
         out[v.nijuu[1]] = h
         out[v.nijuu[2]] = [k for k in kankei if k != h][0]
-    if v.deal >= 2:
+    if v.variant == "gonin" and v.deal >= 2:
         shower = v.deal1_holders[1] if v.deal == 2 else v.deal1_holders[0]  # KAN-36, KAN-37
         for c in v.signal[1:]:
             if c >= 0:
@@ -234,7 +252,8 @@ def consistent(env, obs, holders) -> bool:
             return False
         if in_hand and h[c] not in active:
             return False
-        if (c in v.mine) != (h[c] == v.me):
+        if c in v.mine and h[c] != v.me or (sees_own_hand(v) and c not in v.mine
+                                             and h[c] == v.me):
             return False
     for p in active:
         size = HAND_SIZE - sum(1 for by in v.played_by.values() if by == p)
@@ -249,7 +268,7 @@ def consistent(env, obs, holders) -> bool:
     def dealt_to(c: int) -> int:  # the holder of c since the deal (or the exchange)
         return v.played_by.get(c, h[c])
 
-    if v.deal == 1:
+    if v.variant == "gonin" and v.deal == 1:
         poh = 13 * v.trump + 12
         kankei = {p for p in range(v.n) if v.kankei[p] > 0}
         if {dealt_to(JK), dealt_to(poh)} != kankei:

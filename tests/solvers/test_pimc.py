@@ -25,8 +25,10 @@ from solvers import convert, pimc, search
 from solvers import reference as ref
 
 
-def play_states(env, count: int, seed: int, min_trick: int = 0) -> list:
-    """`count` states in trick play (trick index >= `min_trick`) met in random matches."""
+def play_states(env, count: int, seed: int, min_trick: int = 0,
+                contract: bool = False) -> list:
+    """`count` states in trick play (trick index >= `min_trick`; with `contract`, under a
+    Yonin contract) met in random matches."""
     step, init = jax.jit(env.step), jax.jit(env.init)
     key = jax.random.PRNGKey(seed)
     out, state = [], init(key)
@@ -36,7 +38,8 @@ def play_states(env, count: int, seed: int, min_trick: int = 0) -> list:
             state = init(k1)
             continue
         g = header_slots(env, state)
-        if int(g["phase"]) == PLAY and int(g["trick"]) >= min_trick:
+        if int(g["phase"]) == PLAY and int(g["trick"]) >= min_trick and (
+                not contract or int(g["contract"]) > 0):
             out.append(state)
         state = step(state, uniform_random(k1, None, state.legal_action_mask), k2)
     return out
@@ -54,9 +57,10 @@ def mover_position(env, state):
 
 
 def target(env, state) -> int:
-    """The mover's side's target (KAN-29): T(d) for the kankei, U(d) = 17 - T(d) else."""
+    """The mover's side's target (KAN-29): T(d) for the kankei, U(d) = 17 - T(d) else
+    (Gambari: the bid t, KAN-67)."""
     g = header_slots(env, state)
-    t = ks.KANKEI_TARGET[int(g["deal"])]
+    t = int(g["target"]) if int(g.get("target", -1)) >= 0 else ks.KANKEI_TARGET[int(g["deal"])]
     return int(t if g["kankei"][int(state.current_player)] > 0 else 17 - t)
 
 
@@ -147,8 +151,10 @@ def test_policy_plays_a_best_scored_move_else_the_heuristic_jit_vmap(bot, scores
 
 
 def test_pimc_rejects_other_games():
-    with pytest.raises(ValueError, match="yonin_kan"):
-        pimc.Pimc(kanjax.make("yonin_kan"))
+    with pytest.raises(ValueError, match="whist"):
+        pimc.Pimc(kanjax.make("whist"))
+    with pytest.raises(ValueError, match="yonin_kan.*JAX search"):
+        pimc.Pimc(kanjax.make("yonin_kan"), backend="jax")
 
 
 @pytest.mark.parametrize("players", [5, 6])
@@ -163,7 +169,8 @@ def test_cpu_layout_positions_are_the_engines_kan24_to_kan29(players):
         pos = pimc.layout_position(env, v, np.asarray(true_holders(state)))
         assert pos == dataclasses.replace(mover_position(env, state), root_moves=None)
         total = pos.taken + pos.taken_other + ref.remaining(pos)
-        assert pimc.layout_goal(v, pos) == (target(env, state), total - target(env, state))
+        goal = pimc.layout_goal(env, v, np.asarray(true_holders(state)), pos)
+        assert goal == (target(env, state), total - target(env, state))
 
 
 @pytest.fixture(scope="module")
@@ -202,4 +209,81 @@ def test_cpu_pimc_decides_from_whole_hands(cpu_bot):
     assert small.max_cards == 10 and (moves >= 0).any()
     assert ((score >= 0) == (moves >= 0)).all() and (score <= 2).all()
     actions = small.decide(keys, obs, masks, jnp.ones(len(states), bool))
+    assert all(bool(m[int(a)]) for m, a in zip(masks, actions, strict=True))
+
+
+def mover_goal_results(env, state) -> dict[int, bool]:
+    """Each legal move's result for the mover's side by the reference solver: its target
+    (KAN-29, KAN-48; Gambari's bid, KAN-67), or under a Yonin contract (KAN-60) the contract's
+    goal (`Env.trick_goals`) for the declaring team, its failure for the other team."""
+    g = header_slots(env, state)
+    pos = mover_position(env, state)
+    kankei = np.asarray(g["kankei"]) > 0
+    kind = int(g["contract"]) if "contract" in g else ks.NO_CONTRACT
+    out = {}
+    for m in ref.legal_moves(pos):
+        after = ref.play(pos, m)
+        if kind == ks.NO_CONTRACT:
+            t = target(env, state)
+            total = pos.taken + pos.taken_other + ref.remaining(pos)
+            out[m] = ref.reaches(after, t, total - t)
+            continue
+        declarer = int(g["declarer"])
+        name = ("sukonku" if kind == ks.SKUNK else "juuroku")
+        name = name if kankei[declarer] else "gyaku_" + name
+        _, side_min, other_max = env.trick_goals(state)[name]
+        mine = kankei[declarer] == kankei[int(state.current_player)]
+        out[m] = (ref.reaches(after, side_min, other_max) if mine
+                  else not ref.reaches(after.other_side(), side_min, other_max))
+    return out
+
+
+@pytest.fixture(scope="module", params=["yonin_kan", "gambari_kan"])
+def other_kan(request):
+    """A CPU PIMC bot for Yonin or Gambari Kan and late states of random matches (Yonin's
+    include deal 1 with secret teams, KAN-52, and contracts, KAN-56)."""
+    env = kanjax.make(request.param)
+    bot = pimc.Pimc(env, samples=2, backend="cpu")
+    states = play_states(env, 24, 3, min_trick=6)
+    if env.name == "yonin_kan":
+        states += play_states(env, 4, 4, min_trick=5, contract=True)
+    return bot, states
+
+
+def test_cpu_positions_and_goals_yonin_gambari_kan48_to_kan67(other_kan):
+    """On the true layout, the CPU path's position is `convert.from_state`'s from the mover's
+    side (Yonin deal 1: the teams the layout's JK and trump jack name, KAN-50), and each
+    move's scored goal is the reference's result for the mover's side."""
+    bot, states = other_kan
+    env = bot.env
+    b = len(states)
+    obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
+    masks = jnp.stack([s.legal_action_mask for s in states])
+    view = jax.jit(jax.vmap(lambda o: pimc._view(env, o)))
+    vs = {k: np.asarray(a) for k, a in view(obs).items()}
+    holders = jnp.broadcast_to(jnp.stack([true_holders(s) for s in states])[:, None],
+                               (b, bot.samples, 53))
+    ok = jnp.zeros((b, bot.samples), bool).at[:, 0].set(True)
+    moves, score = bot.cpu_scores(obs, masks, jnp.ones(b, bool), holders, ok)
+    secret = contract = 0
+    for i, state in enumerate(states):
+        v = {k: a[i] for k, a in vs.items()}
+        pos = pimc.layout_position(env, v, np.asarray(true_holders(state)))
+        assert pos == dataclasses.replace(mover_position(env, state), root_moves=None), i
+        secret += bool((v["kankei"] < 0).any())
+        contract += int(v.get("contract", [0])[0]) > 0
+        want = mover_goal_results(env, state)
+        got = {int(m): float(x) for m, x in zip(moves[i], score[i], strict=True) if m >= 0}
+        assert got == ({} if len(want) == 1 else {m: float(r) for m, r in want.items()}), i
+    if env.name == "yonin_kan":
+        assert secret and contract, (secret, contract)
+
+
+def test_cpu_pimc_decides_yonin_gambari(other_kan):
+    bot, states = other_kan
+    env = bot.env
+    obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states[:4]])
+    masks = jnp.stack([s.legal_action_mask for s in states[:4]])
+    keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(4))
+    actions = bot.decide(keys, obs, masks, jnp.ones(4, bool))
     assert all(bool(m[int(a)]) for m, a in zip(masks, actions, strict=True))

@@ -16,6 +16,7 @@ import pytest
 import kanjax
 from kanjax.bots import uniform_random
 from kanjax.envs.kan import CARD_TOKENS, JK, PLAY
+from kanjax.envs.kan_spec import CONTRACT_ALL16, CONTRACT_NONE, LEAD_JK
 from kanjax.reference import kan_information as ki
 from solvers.sampling import constraints, make_sampler
 
@@ -65,7 +66,20 @@ class Tools:
 
         self.is_batched = batched
         self.fn = jax.jit(jax.vmap(both) if batched else both)
-        self.policy = jax.jit(lambda k, m: uniform_random(k, None, m))
+        if env.config.variant == "yonin":
+            # contracts end deals early, the joker may be kept to trick 10 (KAN-54): both
+            # chosen only 1 time in 10 where something else is legal
+            ids = jnp.arange(env.num_actions)
+            rare = ((ids > CONTRACT_NONE) & (ids <= CONTRACT_ALL16)) | (ids == JK) | (
+                (ids >= LEAD_JK) & (ids < LEAD_JK + 4))
+
+            def policy(k, m):
+                k1, k2 = jax.random.split(k)
+                m2 = m & ~(rare & (jax.random.uniform(k1) > 0.1))
+                return uniform_random(k2, None, jnp.where(m2.any(), m2, m))
+            self.policy = jax.jit(policy)
+        else:
+            self.policy = jax.jit(lambda k, m: uniform_random(k, None, m))
 
     def obs(self, state) -> np.ndarray:
         return np.asarray(self.observe_all(state, jnp.arange(self.env.num_players)))
@@ -172,6 +186,22 @@ def positions6(t6: Tools) -> list:
 
 
 @pytest.fixture(scope="module")
+def t4() -> Tools:
+    return Tools(kanjax.make("yonin_kan", n_rounds=4))
+
+
+@pytest.fixture(scope="module")
+def t3() -> Tools:
+    return Tools(kanjax.make("gambari_kan", n_rounds=4))
+
+
+def match_positions(t: Tools, seed: int, every: int) -> list:
+    """Every `every`-th state of a whole match played at random."""
+    state = t.env.init(jax.random.PRNGKey(seed))
+    return t.random_play(state, t.env.max_steps, jax.random.PRNGKey(seed + 1), every)[1]
+
+
+@pytest.fixture(scope="module")
 def run5(t5, positions5):
     return run_positions(t5, positions5)
 
@@ -179,6 +209,32 @@ def run5(t5, positions5):
 @pytest.fixture(scope="module")
 def run6(t6, positions6):
     return run_positions(t6, positions6)
+
+
+@pytest.fixture(scope="module")
+def run4(t4):
+    """Yonin: random matches (deal 1 with secret teams, KAN-52; deals 2, contracts) and a deal
+    3 from random hands (the jack holder chooses and leads, KAN-57)."""
+    rng = np.random.default_rng(4)
+    hands = random_hands(t4.env, rng)
+    st = t4.env.from_deal("yonin_kan deal=3 kankei=1,3 joker=3 jack=1 won=0,0 | "
+                          + " | ".join(hands), key=KEY)
+    pos = match_positions(t4, 4, 7) + match_positions(t4, 14, 7) + deal_positions(t4, st, 5, 3)
+    return run_positions(t4, pos)
+
+
+@pytest.fixture(scope="module")
+def run3(t3):
+    return run_positions(t3, match_positions(t3, 3, 4))
+
+
+VARIANTS = ["5", "6", "yonin", "gambari"]  # Gonin 5 and 6 players, Yonin, Gambari
+
+
+def pick(which: str, request) -> tuple[dict, Tools]:
+    """The run and tools of one of VARIANTS."""
+    name = {"5": "5", "6": "6", "yonin": "4", "gambari": "3"}[which]
+    return request.getfixturevalue(f"run{name}"), request.getfixturevalue(f"t{name}")
 
 
 def run_positions(t: Tools, positions: list) -> dict:
@@ -195,14 +251,21 @@ def run_positions(t: Tools, positions: list) -> dict:
     return dict(obs=obs, true=np.stack(true), where=where, holders=h, ok=ok, con=con)
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_46_positions_cover_the_cases(which, run5, run6, t5, t6):
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_46_positions_cover_the_cases(which, request):
+    run, t = pick(which, request)
     sl = t.env.obs_slices()
     deals = {int(o[sl["deal"]][0]) for o in run["obs"]}
     tricks = {int(o[sl["trick"]][0]) for o in run["obs"]}
-    assert deals == {1, 2, 3} or which == "6" and {1, 2} <= deals
+    assert deals == {1, 2, 3} or which == "6" and {1, 2} <= deals or (
+        which == "gambari" and deals == {1})
     assert set(range(10)) <= tricks
+    if which == "yonin":  # deal 1 with secret teams, a contract, a joker kept to trick 10
+        assert any((o[sl["kankei"]] < 0).any() and o[sl["phase"]][0] == PLAY
+                   for o in run["obs"])
+        assert any(o[sl["contract"]][0] > 0 for o in run["obs"])
+        assert any(o[sl["trick"]][0] == 9 and h[JK] >= 0
+                   for o, h in zip(run["obs"], run["true"], strict=True))
     if which == "5":
         nij = [o for o in run["obs"] if o[sl["nijuu"]][0] > 0 and o[sl["deal"]][0] == 1]
         assert nij and any(o[sl["nijuu"]][1] >= 0 for o in nij)
@@ -210,11 +273,11 @@ def test_KAN_46_positions_cover_the_cases(which, run5, run6, t5, t6):
     assert any(o[sl["n_played"]][0] > 0 for o in run["obs"])  # mid-trick
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_21_KAN_23_trick_leaders_are_the_observed_leader(which, run5, run6, t5, t6):
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_21_KAN_23_trick_leaders_are_the_observed_leader(which, request):
     """The reference's leader of the current trick (from iku/koi or the chooser, then the
     takers) is the leader the observation shows; the sampler's voids rest on the same."""
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+    run, t = pick(which, request)
     sl = t.env.obs_slices()
     checked = 0
     for o, w in zip(run["obs"], run["where"], strict=True):
@@ -222,25 +285,27 @@ def test_KAN_21_KAN_23_trick_leaders_are_the_observed_leader(which, run5, run6, 
         if o[sl["phase"]][0] != PLAY:
             continue
         leader = ki.trick_leaders(ki.decode(t.env, o))[trick]
+        if leader is None:  # Yonin deal 1 before AS is led (KAN-53): no card to infer from
+            assert which == "yonin" and trick == 0 and o[sl["n_played"]][0] == 0, w
+            continue
         assert leader == int(o[sl["leader"]][0]), w
         checked += 1
     assert checked > 50
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_46_true_layout_is_consistent(which, run5, run6, t5, t6):
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_46_true_layout_is_consistent(which, request):
     """Tests the reference: the real hands always agree with what each player saw."""
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+    run, t = pick(which, request)
     for o, h, w in zip(run["obs"], run["true"], run["where"], strict=True):
         assert ki.consistent(t.env, o, h), w
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_46_sampler_constraints_contain_truth_and_match_reference(which, run5, run6, t5,
-                                                                      t6):
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_46_sampler_constraints_contain_truth_and_match_reference(which, request):
     """The sampler's `allowed` admits the true layout and equals what the reference lists
     (a subset only where deal 1's JK / poh 'one each' pruning applies)."""
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+    run, t = pick(which, request)
     con = run["con"]
     allowed, unseen, sizes, pair = con["allowed"], con["unseen"], con["size"], con["pair"]
     n = t.env.num_players
@@ -251,8 +316,8 @@ def test_KAN_46_sampler_constraints_contain_truth_and_match_reference(which, run
         assert [x.size for x in info] == sizes[i].tolist()
         v = ki.decode(t.env, o)
         for c in hidden:
-            ref = np.array([p in ki.active_players(v) and p != v.me and c not in info[p].not_has
-                            for p in range(n)])
+            ref = np.array([p in ki.active_players(v) and (p != v.me or not ki.sees_own_hand(v))
+                            and c not in info[p].not_has for p in range(n)])
             owners = [p for p in range(n) if c in info[p].has]
             if owners:
                 ref = np.arange(n) == owners[0]
@@ -262,9 +327,9 @@ def test_KAN_46_sampler_constraints_contain_truth_and_match_reference(which, run
                 assert (allowed[i, :, c] == ref).all(), (run["where"][i], CARD_TOKENS[c])
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_46_samples_ok_and_consistent(which, run5, run6, t5, t6):
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_46_samples_ok_and_consistent(which, request):
+    run, t = pick(which, request)
     h, ok = run["holders"], run["ok"]
     assert h.shape == (len(run["obs"]), N, 53) and h.dtype == np.int8
     assert ok.mean() > 0.99
@@ -277,9 +342,9 @@ def test_KAN_46_samples_ok_and_consistent(which, run5, run6, t5, t6):
         assert (hs[:, mine] == me).all()  # his own hand is fixed
 
 
-@pytest.mark.parametrize("which", ["5", "6"])
-def test_KAN_46_samples_vary_where_free(which, run5, run6, t5, t6):
-    run, t = (run5, t5) if which == "5" else (run6, t6)
+@pytest.mark.parametrize("which", VARIANTS)
+def test_KAN_46_samples_vary_where_free(which, request):
+    run, t = pick(which, request)
     varied, free = 0, 0
     for o, hs, oks in zip(run["obs"], run["holders"], run["ok"], strict=True):
         info = ki.known_constraints(t.env, o)
@@ -430,6 +495,42 @@ def test_jit_single_observation_and_vmap(t5, t6, run5, run6):
 
 
 def test_rejects_other_games():
-    for name in ("yonin_kan", "gambari_kan"):
+    for name in ("whist", "da_bai_fen"):
         with pytest.raises(ValueError, match=name):
             make_sampler(kanjax.make(name), 4)
+
+
+def test_KAN_54_yonin_joker_may_be_held_in_trick_10(t4, run4):
+    """Yonin's joker is never compulsory (KAN-54): unplayed in trick 10, it lies in a hand."""
+    sl = t4.env.obs_slices()
+    seen = 0
+    for o, hs, oks in zip(run4["obs"], run4["holders"], run4["ok"], strict=True):
+        cards = o[sl["cards"]].reshape(53, 4)
+        if o[sl["trick"]][0] == 9 and cards[JK, 1] < 0 and cards[JK, 0] == 0:
+            seen += 1
+            assert (hs[oks, JK] >= 0).all()
+    assert seen
+
+
+def test_KAN_53_KAN_66_first_trick_leader_shows_voids(t3, t4, run3, run4):
+    """Trick 1's leader (Yonin deal 1: the player of AS, KAN-53; Gambari: the lone kankei,
+    KAN-66) is known from the observation, so a follower off the led suit is void in it."""
+    for t, run in ((t4, run4), (t3, run3)):
+        found = 0
+        for o, hs, oks in zip(run["obs"], run["holders"], run["ok"], strict=True):
+            v = ki.decode(t.env, o)
+            if v.deal != 1 or v.trick < 1:
+                continue
+            for p, suits in ki.voids_of(v).items():
+                if p == v.me or not {c for c, tt in v.trick_of.items() if tt == 0
+                                     and v.played_by[c] == p}:
+                    continue
+                lead = ki.trick_leaders(v)[0]
+                first = next(c for c, tt in v.trick_of.items()
+                             if tt == 0 and v.played_by[c] == lead)
+                led = ki.suit_of(first) if first != JK else v.jk_named
+                if led in suits:
+                    found += 1
+                    cards = [c for c in range(52) if c // 13 == led]
+                    assert not (hs[oks][:, cards] == p).any()
+        assert found, t.env.name

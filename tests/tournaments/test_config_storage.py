@@ -110,8 +110,10 @@ def test_pimc_bot_settings():
         parse_config(pimc.replace("samples = 8", "samples = 0"), "t.toml")
     with pytest.raises(ConfigError, match=r"\[bots.random\] budget: only pimc bots take"):
         parse_config(GOOD.replace('kind = "random"', 'kind = "random"\nbudget = 3'))
-    with pytest.raises(ConfigError, match="pimc bots play gonin_kan only, not 'yonin_kan'"):
-        parse_config(pimc.replace('"gonin_kan"', '"yonin_kan"'))
+    assert parse_config(pimc.replace('"gonin_kan"', '"yonin_kan"')).bots[1].kind == "pimc"
+    with pytest.raises(ConfigError, match="pimc bots play gonin_kan, yonin_kan, gambari_kan "
+                                          "only, not 'whist'"):
+        parse_config(pimc.replace('"gonin_kan"', '"whist"').replace("n_rounds = 2", ""))
 
 
 def _tables(chunk: int, games: int = 2) -> dict[str, pa.Table]:

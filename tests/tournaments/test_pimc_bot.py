@@ -4,13 +4,14 @@ batched search per step, and every game is stored, none forfeited."""
 from __future__ import annotations
 
 import pyarrow.dataset as ds
+import pytest
 
 from tournaments.config import parse_config
 from tournaments.runner import run_tournament
 
 CONFIG = """\
 [tournament]
-game = "gonin_kan"
+game = "{game}"
 deals = 1
 chunk_size = 10
 output = "{out}"
@@ -29,10 +30,12 @@ kind = "heuristic"
 """
 
 
-def test_pimc_plays_whole_games(tmp_path):
-    cfg = parse_config(CONFIG.format(out=tmp_path / "out"))
+@pytest.mark.parametrize("game, seatings", [("gonin_kan", 10), ("yonin_kan", 4),
+                                            ("gambari_kan", 6)])
+def test_pimc_plays_whole_games(tmp_path, game, seatings):
+    cfg = parse_config(CONFIG.format(out=tmp_path / "out", game=game))
     result = run_tournament(cfg, local=True, progress=False)
     games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
-    assert result.games == len(games) == 10  # one deal seed under 10 seatings
+    assert result.games == len(games) == seatings  # one deal seed under each seating
     assert all(g["forfeit"] == -1 and not g["truncated"] for g in games)
     assert all("pimc" in g["bots"] and "heuristic" in g["bots"] for g in games)
