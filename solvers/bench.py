@@ -24,7 +24,8 @@ deals in one batch: decisions/s.
 
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
 gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1), cpu_gonin_deals (0),
-pimc_decisions (0); 0 deals / gonin_deals skip those rows;
+cpu_gonin_cards (10: whole deals), pimc_decisions (0), pimc_budget (0: the bot's default);
+0 deals / gonin_deals skip those rows;
 `--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
 `gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
 heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
@@ -48,7 +49,7 @@ from solvers.position import Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
             "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1, "cpu_gonin_deals": 0,
-            "pimc_decisions": 0}
+            "cpu_gonin_cards": 10, "pimc_decisions": 0, "pimc_budget": 0}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -137,9 +138,10 @@ def _cpu_gonin_timed(positions: list[Position], threads: int) -> dict:
             "values": [s.value for _, s in done]}
 
 
-def _pimc_timed(decisions: int, seed: int, threads: int) -> dict:
-    """The PIMC bot on the CPU backend (its defaults) deciding the first move of trick 1 of
-    `decisions` random Gonin Kan deals, in one batch (after a warm-up batch of two)."""
+def _pimc_timed(decisions: int, seed: int, threads: int, budget: int = 0) -> dict:
+    """The PIMC bot on the CPU backend (its defaults; `budget` nodes a problem if not 0)
+    deciding the first move of trick 1 of `decisions` random Gonin Kan deals, in one batch
+    (after a warm-up batch of two)."""
     import jax.numpy as jnp
 
     import kanjax
@@ -147,7 +149,7 @@ def _pimc_timed(decisions: int, seed: int, threads: int) -> dict:
     from solvers.pimc import Pimc
 
     env = kanjax.make("gonin_kan")
-    bot = Pimc(env, backend="cpu", threads=threads)
+    bot = Pimc(env, backend="cpu", threads=threads, budget=budget or None)
     states = [convert.deal_state(env.deal_string(env.init(jax.random.PRNGKey(seed * 7 + k))),
                                  env.name)[1] for k in range(decisions + 2)]
     obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
@@ -219,10 +221,12 @@ def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool
 def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_cards: int,
                  seed: int, threads: int = 0, tables: int = 0, baseline: bool = True,
                  cpu: int = 1, jax: int = 1, cpu_gonin_deals: int = 0,
-                 pimc_decisions: int = 0) -> dict:
+                 cpu_gonin_cards: int = 10, pimc_decisions: int = 0,
+                 pimc_budget: int = 0) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
-    result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads}
+    result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads,
+              "cpu_gonin_cards": cpu_gonin_cards}
     if deals and jax:
         result["whist"] = _timed(whist_positions(deals, cards, seed), lanes, threads)
     if deals and cpu:
@@ -247,11 +251,11 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
         result["gonin_kan"] = _timed(gonin_positions(gonin_deals, gonin_cards, seed), lanes,
                                      threads)
     if cpu_gonin_deals:
-        g = result["cpu_gonin"] = _cpu_gonin_timed(gonin_positions(cpu_gonin_deals, 10, seed),
-                                                   threads)
+        g = result["cpu_gonin"] = _cpu_gonin_timed(
+            gonin_positions(cpu_gonin_deals, cpu_gonin_cards, seed), threads)
         g.pop("values")
     if pimc_decisions:
-        result["pimc"] = _pimc_timed(pimc_decisions, seed, threads)
+        result["pimc"] = _pimc_timed(pimc_decisions, seed, threads, pimc_budget)
     if tables and jax:
         result["tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes, threads,
                                         baseline)
@@ -286,7 +290,9 @@ def format_bench(r: dict) -> str:
                     f"{g['trick_nodes_per_solve']:,.0f} |")
     if "cpu_gonin" in r:
         g = r["cpu_gonin"]
-        rows.append(f"| gonin_kan deal 1 (10 cards a hand: whole deals) | cpu backend, "
+        cards = r["cpu_gonin_cards"]
+        what = f"{cards} cards a hand" + (": whole deals" if cards == 10 else "")
+        rows.append(f"| gonin_kan deal 1 ({what}) | cpu backend, "
                     f"{r['threads']} threads | {g['deals_per_s']:.2f} | | "
                     f"{g['trick_nodes_per_deal']:,.0f} |")
     if "tables" in r:
@@ -312,7 +318,8 @@ def format_bench(r: dict) -> str:
                     f"{c['ratio_all_cores']:.3f}x on every core (values agree: {c['agree']})")
     if "cpu_gonin" in r:
         g = r["cpu_gonin"]
-        out += (f"\n\ncpu backend, whole Gonin Kan deals: a deal's time p50 "
+        out += (f"\n\ncpu backend, Gonin Kan deals ({r['cpu_gonin_cards']} cards a hand): a "
+                f"deal's time p50 "
                 f"{g['p50_seconds']:.2f} s, p99 {g['p99_seconds']:.2f} s, max "
                 f"{g['max_seconds']:.2f} s ({r['threads']} side by side); "
                 f"{g['nodes_per_deal']:,.0f} nodes a deal")

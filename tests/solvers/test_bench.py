@@ -38,3 +38,21 @@ def test_bench_solver_rejects_unknown_options():
         no_baseline = json = True
     with pytest.raises(ValueError, match="unknown bench solver option 'lanez'"):
         bench.main(Args)
+
+
+def test_bench_solver_cpu_gonin_and_pimc_rows():
+    """The cpu backend's Gonin Kan row (`cpu_gonin_deals`, at `cpu_gonin_cards` cards a hand)
+    and PIMC's first-trick decisions (`pimc_decisions`, `pimc_budget`), without the JAX
+    search (`jax=0`) or DDS."""
+    r = bench.bench_solver(deals=0, cards=3, lanes=16, gonin_deals=0, gonin_cards=2, seed=0,
+                           threads=2, baseline=False, jax=0, cpu_gonin_deals=3,
+                           cpu_gonin_cards=3, pimc_decisions=2, pimc_budget=300)
+    assert "whist" not in r and "gonin_kan" not in r and "dds" not in r
+    g, p = r["cpu_gonin"], r["pimc"]
+    assert g["deals"] == 3 and g["deals_per_s"] > 0 and g["nodes_per_deal"] > 0
+    assert g["p50_seconds"] <= g["p99_seconds"] <= g["max_seconds"]
+    assert (p["decisions"], p["budget"], p["max_cards"]) == (2, 300, 10)
+    assert p["decisions_per_s"] > 0
+    table = bench.format_bench(r)
+    assert "| gonin_kan deal 1 (3 cards a hand) | cpu backend, 2 threads |" in table
+    assert "Gonin Kan deals (3 cards a hand)" in table and "300 nodes a problem" in table
