@@ -21,7 +21,11 @@ from kanjax.cli import main
 from tests.harness.golden import game_cases
 from tests.tournaments.user_policies import NET, tiny_net
 from tests.view.browser import browser_or_none, console_errors
+from tournaments.config import parse_config
 from tournaments.plan import seatings
+from tournaments.play import ChunkPlayer
+from tournaments.report import report as tournament_report
+from tournaments.runner import run_tournament
 
 CONFIG = """\
 [tournament]
@@ -103,3 +107,45 @@ def test_every_game_plays_a_tournament_reports_and_replays(game, tmp_path, reque
     browser.find_element(By.CSS_SELECTOR, 'a[href="views/1.html"]').click()
     assert "<svg" in browser.find_element(By.ID, "table").get_attribute("innerHTML")
     assert console_errors(browser) == []
+
+
+BUILTIN = """\
+[tournament]
+game = "{game}"
+deals = 1
+seed = 5
+chunk_size = {chunk}
+output = "{out}"
+
+[flags]
+{flags}
+
+[bots.heuristic]
+kind = "heuristic"
+
+[bots.random]
+kind = "random"
+"""
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_every_game_builtin_bots_in_the_all_jax_loop(game, tmp_path):
+    """The game's own heuristic and random bots (`kanjax.bots`, `Env.random_bot`): jittable
+    policies, so a chunk is one jitted loop with no host step; every seating of one deal seed
+    stored in one chunk, none forfeited or truncated, the report under the game's roles."""
+    flags = game_cases(game).SMALL_FLAGS
+    env = kanjax.make(game, **flags)
+    n_games = len(seatings((0, 1), env.num_players))
+    out = tmp_path / "out"
+    cfg = parse_config(BUILTIN.format(game=game, out=out, chunk=n_games,
+                                      flags="\n".join(f"{k} = {json.dumps(v)}"
+                                                      for k, v in flags.items())))
+    player = ChunkPlayer(cfg)
+    assert not player.host and not player.pimc  # the all-JAX loop
+    result = run_tournament(cfg, local=True, progress=False)
+    games = ds.dataset(out / "games").to_table().to_pylist()
+    assert result.games == len(games) == n_games and result.chunks_total == 1
+    assert all(g["forfeit"] == -1 and not g["truncated"] for g in games)
+    assert {tuple(sorted(set(g["bots"]))) for g in games} == {("heuristic", "random")}
+    report = tournament_report(out)
+    assert report["games"] == n_games and report["roles"] == list(env.role_names)
