@@ -37,11 +37,13 @@ Method (fixed shapes, no branching on traced values), as `solvers.sampling`: the
 become `allowed` bool[5, 54] (who, the kitty as holder 4, may hold each hidden card) and
 sizes; each attempt deals the hidden cards one at a time, the most constrained first (one
 possible holder, then by the number of possible holders; random order within a class), each
-to an allowed holder with room with probability proportional to its remaining room. Without
-constraints this is exactly uniform over layouts (the kitty included); with them it is close
-to, not exactly, uniform over the consistent layouts. An attempt fails when a card finds no
-allowed holder with room (or a Dun no-quad rule is broken); `samples * tries` attempts run in
-parallel and sample i keeps its first successful try.
+to an allowed holder with room with probability proportional to its remaining room, except
+that a holder whose remaining room only the cards still to deal (this one included) that it
+may take can fill gets the card (forced: e.g. with V10 the kitty must be six of the shown
+cards). Without constraints this is exactly uniform over layouts (the kitty included); with
+them it is close to, not exactly, uniform over the consistent layouts. An attempt fails when
+a card finds no allowed holder with room (or a Dun no-quad rule is broken); `samples * tries`
+attempts run in parallel and sample i keeps its first successful try.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ def constraints(env, obs: Array) -> Constraints:
                        noquad=noquad, by=by, trick=trick, playing=playing)
 
 
-def _attempts(con: Constraints, key: Array, attempts: int) -> tuple[Array, Array]:
+def _attempts(con: Constraints, key: Array, attempts: int,
+              jilin_dun: bool) -> tuple[Array, Array]:
     """`attempts` independent sequential deals of the hidden cards, batched (a leading axis
     A): (holders int32[A, 54], ok bool[A])."""
     hs = jnp.arange(NH)
@@ -169,10 +172,17 @@ def _attempts(con: Constraints, key: Array, attempts: int) -> tuple[Array, Array
     room0 = con.size - jnp.concatenate(
         [jnp.sum(con.known[None, :] == hs[:4, None], axis=1), jnp.zeros(1, jnp.int32)])
 
+    # how many of the cards from each place on may go to each holder (itself included)
+    ahead = jnp.cumsum((rows[:, :, :NH] & rows[:, :, NH:])[::-1].astype(jnp.int32), axis=0)[::-1]
+
     def deal(room, x):
-        row, r = x
+        row, r, left = x
         allowed, live = row[:, :NH], row[:, NH]
-        w = jnp.where(allowed & (room > 0), room, 0)
+        elig = allowed & (room > 0)
+        # a holder whose room only the cards left can fill must get this one (forced)
+        forced = elig & (left <= room)
+        elig = jnp.where(jnp.any(forced, axis=1, keepdims=True), forced, elig)
+        w = jnp.where(elig, room, 0)
         cum = jnp.cumsum(w, axis=1)
         total = cum[:, -1]
         x = (r % jnp.maximum(total, 1).astype(jnp.uint32)).astype(jnp.int32)
@@ -181,25 +191,21 @@ def _attempts(con: Constraints, key: Array, attempts: int) -> tuple[Array, Array
         room = room - (placed[:, None] & (hs == pick[:, None]))
         return room, jnp.where(placed, pick, jnp.where(live, -2, -1))
 
-    room, got = jax.lax.scan(deal, jnp.broadcast_to(room0, (attempts, NH)), (rows, bits))
+    room, got = jax.lax.scan(deal, jnp.broadcast_to(room0, (attempts, NH)), (rows, bits, ahead))
     ok = ~jnp.any(got == -2, axis=0) & jnp.all(room == 0, axis=1) & con.playing
     dealt = jnp.round(jnp.einsum("la,alc->ac", got.astype(jnp.float32), place))
     holders = jnp.where(con.unseen, jnp.maximum(dealt.astype(jnp.int32), -1), con.known)
-    # V8: no four-of-a-kind where a Dun follow showed none (his hand then: now + played since)
-    tricks = jnp.arange(NT)
-    players = jnp.arange(4)
-    since = ((con.by[None, None, :] == players[None, :, None])
-             & (con.trick[None, None, :] >= tricks[:, None, None]) & (con.by >= 0))  # [12,4,54]
-    then = (holders[:, None, None, :] == players[None, None, :, None]) | since[None]
-    ok &= ~jnp.any(con.noquad[None] & _is_quad_in(then), axis=(1, 2))
+    if jilin_dun:  # V8: no four-of-a-kind where a Dun follow showed none (his hand then:
+        # now + played since), counted by rank: [A, 4, 13] + [12, 4, 13]
+        rank1 = (jnp.asarray(sj.PRANK)[:, None] == jnp.arange(13)).astype(jnp.int32)
+        players = jnp.arange(4)
+        now = (holders[:, None, :] == players[None, :, None]).astype(jnp.int32) @ rank1
+        since = ((con.by[None, None, :] == players[None, :, None])
+                 & (con.trick[None, None, :] >= jnp.arange(NT)[:, None, None])
+                 & (con.by >= 0)).astype(jnp.int32) @ rank1
+        quad = jnp.any(now[:, None] + since[None] == 4, axis=-1)  # [A, 12, 4]
+        ok &= ~jnp.any(con.noquad[None] & quad, axis=(1, 2))
     return holders, ok
-
-
-def _is_quad_in(cards: Array) -> Array:
-    """bool[...]: `cards` (bool[..., 54]) holds all four cards of some printed rank."""
-    prank = jnp.asarray(sj.PRANK)
-    per_rank = jnp.sum(cards[..., None] & (prank[:, None] == jnp.arange(13)), axis=-2)
-    return jnp.any(per_rank == 4, axis=-1)
 
 
 def make_sampler(env, samples: int, tries: int = 8) -> Sampler:
@@ -215,7 +221,7 @@ def make_sampler(env, samples: int, tries: int = 8) -> Sampler:
 
     def fn(key: Array, obs: Array) -> tuple[Array, Array]:
         con = constraints(env, obs)
-        holders, ok = _attempts(con, key, samples * tries)
+        holders, ok = _attempts(con, key, samples * tries, env.config.jilin_dun)
         holders = holders.reshape(tries, samples, NC)
         ok = ok.reshape(tries, samples)
         pick = holders[tries - 1]

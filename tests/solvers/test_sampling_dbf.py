@@ -393,3 +393,48 @@ def test_other_configs(flags):
             if k:
                 assert di.consistent(t.env, o, hh)
     assert run["ok"].mean() > 0.9
+
+
+# Dun deal (V8; R=6, T=C, yuan zhu): seat 0 (L) leads 7S 7H 7D 7C; seat 1 (no quad, one trump
+# 9C) follows 9C 9S QS JS; seat 2 (no quad, one trump 3C) 3C AS KS 3H; seat 3 must play one of
+# his quads: 2S 2H 2D 2C (beats the 7s).
+DUN_HANDS = ["7S 7H 7D 7C AH KH QH JH TH 8H 5H 4H", "9C 9S QS JS TS 8S 5S 4S 3S AD KD QD",
+             "9H 9D 3C AS KS 3H JD TD 8D 5D 4D 3D", "RJ BJ 6S 6H 6D 6C 2S 2H 2D 2C 5C 4C"]
+DUN_KITTY = "AC KC QC JC TC 8C"
+
+
+def test_DBF_V8_dun_follow_without_a_quad(tm):
+    """After the Dun, seats 1 and 2 (fewer than four trumps, no quad played) hold no trump;
+    seat 1 held no four-of-a-kind: seen by L, the hidden 9H and 9D (with his 9S 9C a quad of
+    9s) are never both his in a sample marked ok, and a layout giving them to him is
+    inconsistent by the reference."""
+    env = tm.env
+    deal = ("da_bai_fen kind=later starter=0 declaring=0 levels=6,6 | " + " | ".join(DUN_HANDS)
+            + f" | kitty: {DUN_KITTY}")
+    st = to_play(tm, env.from_deal(deal), exposer=3, discard=DUN_KITTY)
+    st = tm.play(st, ["pick 7S", "pick 7H", "pick 7D", "pick 7C", "play",
+                      "pick 9C", "pick 9S", "pick QS", "pick JS",
+                      "pick 3C", "pick AS", "pick KS", "pick 3H",
+                      "pick 2S", "pick 2H", "pick 2D", "pick 2C"])
+    o = tm.obs(st)[0]
+    v = di.decode(env, o)
+    assert sorted(di.no_quad_at(v)) == [(1, 0), (2, 0)]
+    voids = di.voids_of(v)
+    assert di.TRUMP_SUIT in voids[1] and di.TRUMP_SUIT in voids[2] and 3 not in voids
+    ref, h = allowed_of(tm, st, 0)
+    assert ref[C("9H")] == ref[C("9D")] == {1, 2, 3}
+    both = (h[:, C("9H")] == 1) & (h[:, C("9D")] == 1)
+    assert not both.any()
+    true = true_holders(st)
+    assert di.consistent(env, o, true)
+    swap = true.copy()
+    a, b = C("TS"), C("8S")  # two of seat 1's hidden cards, to seat 2 for 9H 9D
+    swap[[a, b]], swap[[C("9H"), C("9D")]] = 2, 1
+    assert not di.consistent(env, o, swap)
+    # the sampler finds such layouts and rejects them (not ok) when it is forced to try them
+    fn = jax.jit(make_sampler(env, 256, 1))
+    hh, ok = (np.asarray(x) for x in fn(KEY, jnp.asarray(o)))
+    bad = (hh[:, C("9H")] == 1) & (hh[:, C("9D")] == 1)
+    assert bad.any() and not ok[bad].any()
+    for i in range(64):  # marked ok exactly where the reference finds the layout consistent
+        assert bool(ok[i]) == di.consistent(env, o, hh[i])
