@@ -10,6 +10,8 @@ configs (the rules' defaults with the DBF-24 penalty, the shown kitty of V1 / V1
 
 from __future__ import annotations
 
+import itertools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -177,11 +179,13 @@ def test_positions_cover_the_cases(run_m, tm):
     assert (head(run_m, "kind") == ds.OPEN_DEAL).any()
     assert (head(run_m, "tno") >= 6).any()
     assert (head(run_m, "turned") > 0).any() or (head(run_m, "exposer") >= 0).any()
-    multi_done = 0
+    multi_done = beaten = known_kitty = 0
     for o in run_m["obs"]:
         v = di.decode(tm.env, o)
         multi_done += any(len(c) >= 2 for t in range(v.tno) for c in di.plays(v, t).values())
-    assert multi_done > 20
+        beaten += bool(di.leader_of_beaten(v))  # DBF-23 places a hidden card
+        known_kitty += bool(v.kitty_known - v.mine - set(v.played_by))
+    assert multi_done > 20 and beaten > 10 and known_kitty > 10
 
 
 def test_true_layout_is_consistent(run_m, tm):
@@ -438,3 +442,45 @@ def test_DBF_V8_dun_follow_without_a_quad(tm):
     assert bad.any() and not ok[bad].any()
     for i in range(64):  # marked ok exactly where the reference finds the layout consistent
         assert bool(ok[i]) == di.consistent(env, o, hh[i])
+
+
+def exact_marginals(env, o) -> tuple[np.ndarray, int]:
+    """float[5, 54]: the share of the consistent layouts (by the reference, every assignment
+    enumerated) giving card c to holder q; and their number. Late positions only."""
+    v = di.decode(env, o)
+    hidden = sorted(di.hidden_cards(v))
+    room = [s - (len(v.mine) if q == v.me else 0) for q, s in enumerate(di.sizes(v))]
+    slots = [q for q in range(5) for _ in range(room[q])]
+    seen, count = np.zeros((5, 54)), 0
+    for perm in set(itertools.permutations(slots)):
+        h = np.full(54, -1)
+        h[list(v.mine)] = v.me
+        h[hidden] = perm
+        if di.consistent(env, o, h):
+            count += 1
+            seen[h[hidden], hidden] += 1
+    return seen / max(count, 1), count
+
+
+def test_last_trick_layouts_are_close_to_uniform(tm, run_m):
+    """In the last trick (few hidden cards: every layout enumerated by the reference) the
+    sampler's per-card marginals are those of the uniform law over consistent layouts, within
+    sampling noise and the sequential dealing's small bias."""
+    fn = jax.jit(make_sampler(tm.env, 2000, 4))
+    checked = 0
+    for o in run_m["obs"]:
+        v = di.decode(tm.env, o)
+        if v.tno != 11 or v.me == v.leader or len(di.hidden_cards(v)) > 9:
+            continue
+        exact, count = exact_marginals(tm.env, o)
+        if count < 3:
+            continue
+        h, ok = (np.asarray(x) for x in fn(jax.random.fold_in(KEY, checked), jnp.asarray(o)))
+        assert ok.all()
+        hidden = sorted(di.hidden_cards(v))
+        got = np.stack([(h[:, hidden] == q).mean(0) for q in range(5)])
+        np.testing.assert_allclose(got, exact[:, hidden], atol=0.03)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked >= 1
