@@ -188,6 +188,21 @@ def test_positions_cover_the_cases(run_m, tm):
     assert multi_done > 20 and beaten > 10 and known_kitty > 10
 
 
+def test_DBF_20_trick_leaders_and_led_suit_are_the_observed_ones(run_m, tm):
+    """The reference's leader of the current trick (L, then each trick's winner), its led
+    effective suit and lead size agree with the observation's head (tleader, led, n)."""
+    for o in run_m["obs"]:
+        v = di.decode(tm.env, o)
+        hd = {k: int(x) for k, x in zip(di.OBS_HEAD, o[tm.env.obs_slices()["head"]],
+                                         strict=True)}
+        lead = di.trick_leader(v, v.tno)
+        assert lead == hd["tleader"]
+        ps = di.plays(v, v.tno)
+        if hd["nplays"] > 0:
+            assert len(ps[lead]) == hd["n"]
+            assert di.eff_suit(v, min(ps[lead])) == hd["led"]
+
+
 def test_true_layout_is_consistent(run_m, tm):
     """Tests the reference: the real hands and kitty agree with what each player saw."""
     for o, h in zip(run_m["obs"], run_m["true"], strict=True):
