@@ -2,10 +2,11 @@
 information reference (kanjax.reference.dbf_information), on positions of random play and on
 hand-made scenarios named after the rules they exercise (rules/da_bai_fen.md).
 
-The default run uses one engine config (MASKED of the DBF tests: invalid multi-leads masked, so
-random play makes many valid multi-card leads and follows; yuan zhu; Dun) and compiles once
-per module: the jitted step and observe, and the sampler vmapped over B observations. Other
-configs (the rules' defaults with the DBF-24 penalty, the shown kitty of V1 / V10) are slow.
+The default run uses one engine config (MASKED of the DBF tests, `tests.games.da_bai_fen.cases`:
+invalid multi-leads masked, so random play makes many valid multi-card leads and follows; yuan
+zhu; Dun) and compiles once per module: the jitted step and observe, and the sampler vmapped
+over B observations. Other configs (the rules' defaults with the DBF-24 penalty, the shown
+kitty of V1 / V10) are slow.
 """
 
 from __future__ import annotations
@@ -22,14 +23,12 @@ from kanjax.bots import uniform_random
 from kanjax.envs import dbf_spec as ds
 from kanjax.reference import dbf_information as di
 from solvers.sampling_dbf import KITTY, constraints, make_sampler
+from tests.games.da_bai_fen.cases import DEFAULT, MASKED  # the DBF tests' shared configs
 
 N = 16  # samples per observation
 B = 32  # observations per batched sampler call
 KEY = jax.random.PRNGKey(0)
 C = ds.DECK.card
-MASKED = {"max_hands": 12, "invalid_multilead": "mask", "yuan_zhu": True, "start_level": 9,
-          "target_level": 12, "jilin_hook": True, "jilin_dun": True, "jilin_last_trick": True}
-DEFAULT = {"max_hands": 12}
 SHOWN = {"max_hands": 12, "expose_kitty": True, "jilin_show_kitty": True, "tie_at_40": True}
 
 # Scenario deal (R=6 by levels 6,6; seat 3 exposes 6C: T=C; yuan zhu: the 2s are trumps too).
