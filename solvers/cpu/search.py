@@ -142,6 +142,49 @@ def _pattern(hands, n, live, pat):
 
 
 @njit(nogil=True, cache=True)
+def _points_key(live, cfg):
+    """The class key's third word: where the live point cards lie among each suit's live
+    cards from the top."""
+    k2 = 0
+    for s in range(4):
+        x = live[s] & cfg[C_POINTS + s]
+        while x:
+            b = x & -x
+            x ^= b
+            k2 |= 1 << (16 * s + pop(live[s] & ~((b << 1) - 1)))
+    return k2
+
+
+@njit(nogil=True, cache=True)
+def _next_start(mv, start, n, leader, jk, live0, base0, pat0, base, pat, lw):
+    """A trick start's class key words 0-1 (`base`; without the slack) and holder pattern
+    (`pat`) from the previous trick start's (`base0`, `pat0`, its cards in play `live0`):
+    that trick's n cards mv[start:start + n], led by `leader`, leave their holders' lengths
+    and the patterns; `jk` the joker's holder now; `lw`: int64[4] scratch."""
+    k0, k1 = base0[0], base0[1]
+    k1 = (k1 & ~(15 << 32)) | ((jk + 1) << 32)
+    for s in range(4):
+        pat[s] = pat0[s]
+        lw[s] = live0[s]
+    for i in range(n):
+        m = mv[start + i]
+        if m >= JK_CODE:
+            continue
+        o = (leader + i) % n
+        s = m >> 4
+        if o < 4:
+            k0 -= 1 << (4 * (4 * o + s))
+        else:
+            k1 -= 1 << (4 * (4 * (o - 4) + s))
+        b = 1 << (m & 15)
+        sh = table.HOLDER_BITS * pop(lw[s] & ~((b << 1) - 1))
+        p = pat[s]
+        pat[s] = (p & ((1 << sh) - 1)) | ((p >> (sh + table.HOLDER_BITS)) << sh)
+        lw[s] &= ~b
+    base[0], base[1] = k0, k1
+
+
+@njit(nogil=True, cache=True)
 def _top_k(word, k):
     """The closure of the top `k` cards of `word` (0 for k = 0)."""
     if k == 0:
@@ -180,6 +223,12 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
     live = np.zeros(4, np.int64)
     pats = np.zeros((MAX_DEPTH, 4), np.int64)
     keys = np.zeros((MAX_DEPTH, 3), np.int64)
+    base = np.zeros((MAX_DEPTH, 2), np.int64)  # a trick start's key words 0-1, no slack
+    inplay = np.zeros((MAX_DEPTH, 4), np.int64)  # a trick start's cards in play
+    top_s = np.zeros(MAX_DEPTH, np.int64)  # the trick's best strength before depth d
+    top_i = np.zeros(MAX_DEPTH, np.int64)  # and its index in the trick
+    gsum = np.zeros(MAX_DEPTH, np.int64)  # the points of the trick's cards before d
+    lw = np.zeros(4, np.int64)
     qc = np.zeros(4, np.int64)
     spat = np.zeros(4, np.int64)
     pr = np.zeros(5, np.int64)
@@ -189,6 +238,19 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
     plain = cfg[C_PLAIN] == 1
     n_tricks = cfg[C_TRICKS]
     d = root
+    for s in range(4):  # the root trick's start: the hands and the trick's cards
+        w = 0
+        for o in range(n):
+            w |= hands[o, s]
+        inplay[0, s] = w
+    low0 = cfg[C_LOW_LAST] == 1 and done0 == n_tricks - 1
+    for i in range(root):
+        m = mv[i]
+        if m < JK_CODE:
+            inplay[0, m >> 4] |= 1 << (m & 15)
+        gsum[root] += cfg[C_JK_POINTS] if m >= JK_CODE else (pts[m >> 4] >> (m & 15)) & 1
+    if root > 0:
+        top_s[root], top_i[root] = _best(mv, 0, root, trump, low0)
     lead[d], cnt[d], taken[d], other[d], left[d], done[d] = (lead0, root, taken0, other0,
                                                             left0, done0)
     ok = False
@@ -226,13 +288,21 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                 elif c == 0:
                     stats[1] += 1
                     for s in range(4):
-                        w = 0
-                        for o in range(n):
-                            w |= hands[o, s]
-                        live[s] = w
+                        live[s] = inplay[d, s]
                     pat = pats[d]
-                    _pattern(hands, n, live, pat)
-                    _class_key(hands, n, jk, live, cfg, slack if goal else -1, flip, keys[d])
+                    if d >= root + n:  # from the previous trick's start
+                        pd = d - n
+                        _next_start(mv, pd, n, lead[pd], jk, inplay[pd], base[pd], pats[pd],
+                                    base[d], pat, lw)
+                    else:
+                        _pattern(hands, n, live, pat)
+                        _class_key(hands, n, jk, live, cfg, -1, flip, keys[d])
+                        base[d, 0], base[d, 1] = keys[d, 0], keys[d, 1]
+                    keys[d, 0] = base[d, 0]
+                    keys[d, 1] = base[d, 1]
+                    if goal:
+                        keys[d, 1] |= ((slack + 1) << 36) | (flip << 44)
+                    keys[d, 2] = _points_key(live, cfg)
                     table.probe(tt, keys[d], lead[d], pat, flip, lf, t - tk, pr)
                     lo_f, hi_f, lo_e, hi_e = pr[0], pr[1], pr[2], pr[3]
                     b = pr[4]
@@ -291,7 +361,8 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                         if decided:
                             rel[:] = qc
                 if not decided:  # the candidates: legal, one of each rank-equivalent run
-                    _candidates(hands, jk, n, me, mv, d, c, done[d], cfg, cand[d])
+                    _candidates(hands, jk, n, me, mv, d, c, done[d], cfg, inplay[d - c],
+                                cand[d])
                     tried[d, :] = 0
                     racc[d, :] = 0
                     acc[d] = -1 if side[me] == 1 else 1000
@@ -339,8 +410,8 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                                                   pts, low_joker)
                     else:
                         led = led_of(mv[d - c])
-                        best_s, best_i = _best(mv, d - c, c, trump, low_joker)
-                        best_p = (lead[d] + best_i) % n
+                        best_s = top_s[d]
+                        best_p = (lead[d] + top_i[d]) % n
                         if n == 4 and plain:
                             m = ordering.follow4(hands, me, c, led, trump, side, best_s,
                                                  best_p, cand[d])
@@ -364,11 +435,23 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                 else:
                     jk = -1
                 mv[d] = m
+                low_joker = cfg[C_LOW_LAST] == 1 and done[d] == n_tricks - 1
+                st = strength(m, led_of(mv[d - c]), trump, low_joker)
+                if c == 0 or st > top_s[d]:
+                    top_s[d + 1], top_i[d + 1] = st, c
+                else:
+                    top_s[d + 1], top_i[d + 1] = top_s[d], top_i[d]
+                gsum[d + 1] = gsum[d] + (cfg[C_JK_POINTS] if m >= JK_CODE else (
+                    pts[s] >> (m & 15)) & 1)
                 if c + 1 == n:
-                    low_joker = cfg[C_LOW_LAST] == 1 and done[d] == n_tricks - 1
-                    _, wi = _best(mv, d - c, n, trump, low_joker)
-                    w = (lead[d] + wi) % n
-                    gain = _points(mv, d - c, n, cfg)
+                    w = (lead[d] + top_i[d + 1]) % n
+                    gain = cfg[C_VALUE] + gsum[d + 1]
+                    gsum[d + 1] = 0
+                    for q in range(4):
+                        inplay[d + 1, q] = inplay[d - c, q]
+                    for i in range(d - c, d + 1):
+                        if mv[i] < JK_CODE:
+                            inplay[d + 1, mv[i] >> 4] &= ~(1 << (mv[i] & 15))
                     lead[d + 1], cnt[d + 1], done[d + 1] = w, 0, done[d] + 1
                     taken[d + 1] = taken[d] + gain * side[w]
                     other[d + 1] = other[d] + gain * (1 - side[w])
@@ -381,7 +464,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
                 continue
         # decided: store (a trick's start decided by its children), then back to the parent
         if by_children and cnt[d] == 0:
-            _store(hands, n, flip, lead[d], taken[d], left[d], ok, bound, rel, cut[d], tt, live,
+            _store(flip, lead[d], taken[d], left[d], ok, bound, rel, cut[d], tt, inplay[d],
                    pats[d], keys[d], cfg, spat)
         if d == root:
             return ok, bound
@@ -391,8 +474,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
         mover = (lead[pd] + pc) % n
         if pc == n - 1:  # the move undone ended a trick: the ranks its result depended on
             start = pd - pc
-            low_joker = cfg[C_LOW_LAST] == 1 and done[pd] == n_tricks - 1
-            _, wi = _best(mv, start, n, trump, low_joker)
+            wi = top_i[d]
             cw = mv[start + wi]
             s = cw >> 4
             rival = False
@@ -463,20 +545,16 @@ def legal(hands, jk, n, me, mv, d, c, done, cfg, cand):
 
 
 @njit(nogil=True, cache=True)
-def _candidates(hands, jk, n, me, mv, d, c, done, cfg, cand):
+def _candidates(hands, jk, n, me, mv, d, c, done, cfg, inplay, cand):
     """`legal`'s moves, one of each run of the mover's cards adjacent among the live ones
-    (held, or in the trick) and worth the same points."""
+    (`inplay`: held, or in the trick: the cards in play at the trick's start) and worth the
+    same points."""
     legal(hands, jk, n, me, mv, d, c, done, cfg, cand)
     for s in range(4):
         hw = cand[s]
         if hw == 0:
             continue
-        lv = 0
-        for o in range(n):
-            lv |= hands[o, s]
-        for i in range(c):
-            if mv[d - c + i] >> 4 == s:
-                lv |= 1 << (mv[d - c + i] & 15)
+        lv = inplay[s]
         pts = cfg[C_POINTS + s]
         keep = hw
         x = lv
@@ -493,17 +571,11 @@ def _candidates(hands, jk, n, me, mv, d, c, done, cfg, cand):
 
 
 @njit(nogil=True, cache=True)
-def _store(hands, n, flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat, key, cfg,
-           out):
+def _store(flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat, key, cfg, out):
     """The node's result for every position of its class (`key`: suit lengths, joker,
     points, slack) with its leader and the holders of the ranks `rel` and of every point
     card (`table.store`; `pat` the holders from the top; `out`: int64[4] scratch), with
-    the move that cut it off."""
-    for s in range(4):
-        w = 0
-        for o in range(n):
-            w |= hands[o, s]
-        live[s] = w
+    the move that cut it off; `live`: the cards in play."""
     ks = 0
     for s in range(4):
         k = pop(closure(rel[s] | (live[s] & cfg[C_POINTS + s])) & live[s])

@@ -196,3 +196,47 @@ def test_more_seats_than_the_table_packs_are_refused():
                                 joker=("any",) * 7)
     with pytest.raises(ValueError, match=r"7 seats \(Rules.n\): the cpu backend takes 2..6"):
         cpu.check(rules)
+
+
+@pytest.mark.parametrize("game", VARIANTS)
+def test_next_start_key_and_pattern_equal_them_from_scratch(game):
+    """The search derives a trick start's class key (without the slack) and holder pattern
+    from the previous start's and the trick's cards (`search._next_start`): equal to them
+    computed from the hands, along random tricks (joker leads and follows among them)."""
+    from solvers.cpu import search
+
+    rules = VARIANTS[game]
+    codes, cfg = cpu._codes(rules)
+    rng = random.Random(7)
+    n = rules.n
+
+    def start(p):
+        hands = np.zeros((n, 4), np.int64)
+        jk = cpu._encode(p, codes, hands, np.zeros(n, np.int64))
+        live = np.bitwise_or.reduce(hands, axis=0)
+        pat, key = np.zeros(4, np.int64), np.zeros(3, np.int64)
+        search._pattern(hands, n, live, pat)
+        search._class_key(hands, n, jk, live, cfg, -1, False, key)
+        return jk, live, pat, key
+
+    checked = 0
+    for _ in range(60):
+        pos = random_position(rules, rng, rng.randint(2, 5), 0, with_joker=rng.random() < 0.8)
+        _, live0, pat0, key0 = start(pos)
+        p, trick = pos, np.zeros(n, np.int64)
+        for _ in range(n - 1):
+            p = ref.play(p, rng.choice(ref.legal_moves(p)))
+        cpu._encode(p, codes, np.zeros((n, 4), np.int64), trick)
+        last = rng.choice(ref.legal_moves(p))
+        trick[n - 1] = min(codes[last], search.JK_CODE)
+        p = ref.play(p, last)
+        if len(p.trick) or p.tricks_done == pos.tricks_done:
+            continue
+        jk1, live1, pat1, key1 = start(p)
+        base, pat = np.zeros(2, np.int64), np.zeros(4, np.int64)
+        search._next_start(trick, 0, n, pos.leader, jk1, live0, key0[:2], pat0, base, pat,
+                           np.zeros(4, np.int64))
+        assert list(base) == list(key1[:2]) and list(pat) == list(pat1), pos
+        assert search._points_key(live1, cfg) == key1[2]
+        checked += 1
+    assert checked > 30
