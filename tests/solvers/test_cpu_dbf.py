@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from kanjax.envs import dbf_spec as ds
 from kanjax.reference.da_bai_fen import DbfRef
 from solvers import reference_dbf as rd
@@ -215,3 +217,81 @@ def test_DBF_21_25_moves_match_the_reference_engine():
         assert rd.legal_plays(position_of(ref, flags)) == want
         n += 1
     assert n > 100
+
+
+# ---- the compiled search against the oracle --------------------------------------------------
+def random_positions(rng: random.Random, count: int, max_cards: int):
+    """Random endings (1..max_cards cards a hand) under the variants that change the search,
+    some already taken points, some mid-trick (a random first play or two)."""
+    for i in range(count):
+        flags = FLAGS[i % len(FLAGS)]
+        ref = random_ending(rng, rng.randint(1, max_cards), flags)
+        for _ in range(rng.choice((0, 0, 1, 2))):
+            plays = sorted(whole_plays(ref), key=sorted)
+            step_play(ref, rng.choice(plays))
+            if ref.phase != ds.PHASE_PLAY:  # a penalty ended the hand: start afresh
+                ref = random_ending(rng, rng.randint(1, max_cards), flags)
+        pts = sum(ds.CARD_POINTS[c] for h in ref.hands for c in h)
+        free = ds.TOTAL_POINTS - pts - sum(ds.CARD_POINTS[c] for c in ref.kitty) - sum(
+            ds.CARD_POINTS[c] for _, cs in ref.trick for c in cs)
+        opp = 5 * rng.randint(0, max(free, 0) // 5)
+        yield position_of(ref, flags, (opp, free - opp))
+
+
+def check_same(pos: Position) -> None:
+    from solvers.cpu import multi
+
+    value, moves, nodes, _ = multi.solve(pos, all_moves=True)
+    want = rd.move_values(pos)
+    names = {pos.rules.move_name(m): (moves.get(m), v) for m, v in want.items()
+             if moves.get(m) != v}
+    assert moves == want, (pos, names)
+    best = max if pos.side[pos.to_move] else min
+    assert value == rd.value(pos) == best(want.values())
+    assert nodes >= 0
+
+
+def test_DBF_cpu_equals_reference_on_random_endings():
+    """The compiled search's value and every legal play's value (merged plays mapped back)
+    equal the oracle's on random endings of 1-4 cards a hand (`FLAGS`' variants)."""
+    for pos in random_positions(random.Random(2027), 120, 4):
+        check_same(pos)
+
+
+def test_DBF_cpu_moves_match_the_engine_and_oracle():
+    """The compiled move generator (unmerged) gives the reference engine's whole plays."""
+    from solvers.cpu import multi
+
+    for ref, flags in walk(random.Random(9), 15, 4):
+        pos = position_of(ref, flags)
+        assert multi.legal_plays(pos) == sorted(play_mask(p) for p in whole_plays(ref))
+
+
+def test_DBF_cpu_scenarios():
+    """§8's scenarios 10, 13 and the V4 penalty through the compiled search."""
+    from solvers.cpu import multi
+
+    _, pos = scenario({0: "AS QS", 1: "3H 4H", 2: "KS 2H", 3: "5H 6D"}, "KH 5D 3S 4S 7C 8C")
+    assert multi.solve(pos, all_moves=True)[1][M("AS QS")] == 115
+    kitty = "KH KD KC KS TH TD"
+    hands = {0: "2H 3H 4D 7S", 1: "RJ BJ 6C 6S", 2: "AH 8D 9D 2S", 3: "6H 6D 3S 4S"}
+    _, pos = scenario(hands, kitty, V4)
+    check_same(pos)
+    assert multi.solve(pos)[0] == 160
+
+
+@pytest.mark.slow
+def test_DBF_cpu_equals_reference_on_thousands_of_endings():
+    rng = random.Random(4096)
+    for pos in random_positions(rng, 3000, 4):
+        check_same(pos)
+
+
+@pytest.mark.slow
+def test_DBF_cpu_moves_match_on_longer_walks():
+    from solvers.cpu import multi
+
+    for ref, flags in walk(random.Random(11), 60, 6):
+        pos = position_of(ref, flags)
+        want = sorted(play_mask(p) for p in whole_plays(ref))
+        assert multi.legal_plays(pos) == rd.legal_plays(pos) == want
