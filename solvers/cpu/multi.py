@@ -31,6 +31,9 @@ one position and its children.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 from numba.core import types
@@ -583,3 +586,19 @@ def solve(pos: Position, all_moves: bool = False) -> tuple[int, dict[int, int] |
     v = s.value()
     moves = s.move_values() if all_moves else None
     return v, moves, int(s.nodes[0]), int(s.nodes[1])
+
+
+def solve_many(positions: Sequence[Position], *, all_moves: bool = False,
+               threads: int | None = None) -> list[tuple[int, dict[int, int] | None, int, int]]:
+    """`solve` of each position (`solvers.api.solve`'s answers), `threads` at a time (default:
+    one per CPU core; the compiled search runs without the GIL)."""
+    from solvers.cpu.backend import default_threads
+
+    positions = list(positions)
+    for rules in {p.rules for p in positions}:
+        check(rules)
+    workers = max(1, min(threads or default_threads(), len(positions)))
+    if workers == 1:
+        return [solve(p, all_moves) for p in positions]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda p: solve(p, all_moves), positions))

@@ -295,3 +295,39 @@ def test_DBF_cpu_moves_match_on_longer_walks():
         pos = position_of(ref, flags)
         want = sorted(play_mask(p) for p in whole_plays(ref))
         assert multi.legal_plays(pos) == rd.legal_plays(pos) == want
+
+
+def test_DBF_api_solve_uses_the_multi_card_search():
+    """`api.solve` with backend auto or cpu solves Da Bai Fen positions (moves by play mask,
+    named by their cards); the JAX search and goals refuse them, naming why."""
+    from solvers import api
+
+    ref, pos = scenario({0: "AS KS 2H", 1: "3S 2C 4H", 2: "QS 9S 5H", 3: "4S 3H TD"},
+                        "2D 3D 4D 7D 8H 9H")
+    want = rd.move_values(pos)
+    for backend in ("auto", "cpu"):
+        [sol] = api.solve([pos], all_moves=True, backend=backend, threads=1)
+        assert sol.moves == want and sol.value == rd.value(pos)
+    assert pos.rules.move_name(M("AS KS")) == "KS AS"
+    [a, b] = api.solve([pos, pos.other_side()], threads=2)
+    assert (a.value, b.value) == (rd.value(pos), rd.value(pos.other_side()))
+    with pytest.raises(ValueError, match="12 cards a play"):
+        api.solve([pos], backend="jax")
+    with pytest.raises(ValueError, match="goals are not searched with plays of several"):
+        api.reaches([pos], [(10, 100)])
+
+
+def test_DBF_bench_row():
+    """`kanjax bench solver --set dbf_deals=N`: Da Bai Fen hands on the cpu backend (small
+    hands here), their row and percentiles; the bench's positions solve as the oracle says."""
+    from solvers import bench
+
+    r = bench.bench_solver(deals=0, cards=3, lanes=16, gonin_deals=0, gonin_cards=2, seed=0,
+                           threads=1, baseline=False, dbf_deals=4, dbf_cards=3)
+    d = r["cpu_dbf"]
+    assert d["deals"] == 4 and d["solves_per_s"] > 0 and d["p99_seconds"] >= d["p50_seconds"]
+    table = bench.format_bench(r)
+    assert "| da_bai_fen (3 cards a hand) | cpu backend (multi-card), 1 thread |" in table
+    assert "Da Bai Fen (4 hands of 3 cards): a solve's time p50" in table
+    for pos in bench.dbf_positions(4, 3, 0):
+        check_same(pos)
