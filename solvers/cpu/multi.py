@@ -149,9 +149,9 @@ def _take(mask, count):
 
 
 @njit(nogil=True, cache=True)
-def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag):
+def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag, cnt):
     """Appends to out[n:] every play `base` | (c_i lowest cards of class i, i in k0..k1) with
-    lo <= sum c_i <= hi (bad[...] = flag); returns the new count."""
+    lo <= sum c_i <= hi (bad[...] = flag); returns the new count. `cnt`: work space."""
     kk = k1 - k0
     if kk <= 0:
         if lo <= 0:
@@ -159,7 +159,7 @@ def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag):
             bad[n] = flag
             n += 1
         return n
-    cnt = np.zeros(kk, np.int64)
+    cnt[:kk] = 0
     while True:
         total = 0
         for i in range(kk):
@@ -183,9 +183,10 @@ def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag):
 
 
 @njit(nogil=True, cache=True)
-def _gen(st, data, cards, params, merge, out, bad):
+def _gen(st, data, cards, params, merge, out, bad, work):
     """The plays of the seat to move at state `st` into out[:count] (bad: an invalid
-    multi-lead, DBF-23); returns count. Merged by rank equivalence with `merge`."""
+    multi-lead, DBF-23); returns count. Merged by rank equivalence with `merge`. `work`:
+    int64[3, MAX_CLASSES] work space."""
     suit, rank, pts = data[0], data[1], data[2]
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
@@ -194,8 +195,7 @@ def _gen(st, data, cards, params, merge, out, bad):
     for s in range(n):
         live |= st[s]
     others = live & ~hand
-    cmask = np.zeros(MAX_CLASSES, np.int64)
-    ccnt = np.zeros(MAX_CLASSES, np.int64)
+    cmask, ccnt, cnt = work[0], work[1], work[2]
     count = 0
     if st[S_NPLAYS] == 0:  # leads (DBF-21, DBF-23)
         for s in range(4):
@@ -210,7 +210,8 @@ def _gen(st, data, cards, params, merge, out, bad):
                 if suit[c] == s and rank[c] > omax:
                     omax = rank[c]
             start = count
-            count = _enum(cmask, ccnt, 0, k, 1, 12 * 64, np.int64(0), out, bad, count, False)
+            count = _enum(cmask, ccnt, 0, k, 1, 12 * 64, np.int64(0), out, bad, count, False,
+                          cnt)
             for i in range(start, count):
                 m = out[i]
                 if _pop(m) >= 2:
@@ -236,7 +237,7 @@ def _gen(st, data, cards, params, merge, out, bad):
     for i in range(k):
         of_led += ccnt[i]
     if of_led >= need:
-        return _enum(cmask, ccnt, 0, k, need, need, np.int64(0), out, bad, 0, False)
+        return _enum(cmask, ccnt, 0, k, need, need, np.int64(0), out, bad, 0, False, cnt)
     base = np.int64(0)
     for i in range(k):
         base |= cmask[i]
@@ -244,7 +245,8 @@ def _gen(st, data, cards, params, merge, out, bad):
     for s in range(4):
         if s != led:
             k2 = _classes(hand, others, s, cards, rank, pts, merge, cmask, ccnt, k2)
-    return _enum(cmask, ccnt, 0, k2, need - of_led, need - of_led, base, out, bad, 0, False)
+    return _enum(cmask, ccnt, 0, k2, need - of_led, need - of_led, base, out, bad, 0, False,
+                 cnt)
 
 
 @njit(nogil=True, cache=True)
@@ -284,10 +286,18 @@ def _points(m, pts):
 
 @njit(nogil=True, cache=True)
 def _play(st, m, data, params, side):
-    """The state after the seat to move plays `m` (a valid play): a completed trick goes to
-    its winner's side (its points, the last trick's bonus, DBF-28/29)."""
+    """The state after the seat to move plays `m` (a valid play)."""
+    out = np.empty(STATE_LEN, np.int64)
+    _play_into(st, m, data, params, side, out)
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _play_into(st, m, data, params, side, out):
+    """`out` = the state after the seat to move plays `m` (a valid play): a completed trick
+    goes to its winner's side (its points, the last trick's bonus, DBF-28/29)."""
     n = params[P_N]
-    out = st.copy()
+    out[:] = st
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     out[seat] = st[seat] & ~m
     if st[S_NPLAYS] == 0:
@@ -301,7 +311,7 @@ def _play(st, m, data, params, side):
     out[S_TPTS] = st[S_TPTS] + _points(m, data[2])
     out[S_NPLAYS] = st[S_NPLAYS] + 1
     if out[S_NPLAYS] < n:
-        return out
+        return
     gain = out[S_TPTS]
     empty = True
     for s in range(n):
@@ -321,7 +331,6 @@ def _play(st, m, data, params, side):
     out[S_TPTS] = 0
     out[S_WORTH] = 0
     out[S_BEST] = win
-    return out
 
 
 @njit(nogil=True, cache=True)
@@ -363,16 +372,26 @@ def _order(st, data, params, side, out, bad, count, scores):
                 scores[i] = 5000 + 10 * p - top
             else:
                 scores[i] = -10 * p - top
-    idx = np.argsort(-scores[:count], kind="mergesort")
-    m2 = out[:count].copy()
-    b2 = bad[:count].copy()
-    for i in range(count):
-        out[i] = m2[idx[i]]
-        bad[i] = b2[idx[i]]
+    if count > 64:
+        idx = np.argsort(-scores[:count], kind="mergesort")
+        m2 = out[:count].copy()
+        b2 = bad[:count].copy()
+        for i in range(count):
+            out[i] = m2[idx[i]]
+            bad[i] = b2[idx[i]]
+        return
+    for i in range(1, count):  # insertion sort, stable, best score first
+        sc, m, b = scores[i], out[i], bad[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            scores[j + 1], out[j + 1], bad[j + 1] = scores[j], out[j], bad[j]
+            j -= 1
+        scores[j + 1], out[j + 1], bad[j + 1] = sc, m, b
 
 
 @njit(nogil=True, cache=True)
-def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes):
+def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
+        states, work):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
     beyond the window; the table holds bounds of what is still to come at trick starts."""
     nodes[0] += 1
@@ -400,7 +419,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     maximise = side[seat]
     out, bad = moves[depth], bads[depth]
-    count = _gen(st, data, cards, params, True, out, bad)
+    count = _gen(st, data, cards, params, True, out, bad, work[depth])
     # DBF-24's penalty moves: one for all, searched only as the module's docstring says
     j, pen = 0, False
     for i in range(count):
@@ -422,8 +441,10 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         if bad[i]:
             v = params[P_PENALTY]
         else:
-            v = _ab(_play(st, out[i], data, params, side), a, b, depth + 1, data, cards,
-                    params, side, tt, moves, bads, scores, nodes)
+            child = states[depth + 1]
+            _play_into(st, out[i], data, params, side, child)
+            v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
+                    nodes, states, work)
         if maximise:
             if v > best:
                 best = v
@@ -509,6 +530,8 @@ class Solver:
         self.bads = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.bool_)
         self.scores = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
         self.nodes = np.zeros(2, np.int64)
+        self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
+        self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
@@ -536,7 +559,8 @@ class Solver:
             return []
         out = np.zeros(MAX_MOVES + 1, np.int64)
         bad = np.zeros(MAX_MOVES + 1, np.bool_)
-        count = _gen(st, self.data, self.cards, self.params, merge, out, bad)
+        count = _gen(st, self.data, self.cards, self.params, merge, out, bad,
+                     np.zeros((3, MAX_CLASSES), np.int64))
         return [(int(out[i]), bool(bad[i])) for i in range(count)]
 
     def value(self, st: np.ndarray | None = None) -> int:
@@ -547,9 +571,10 @@ class Solver:
         guess = (lo + hi) // 2
         while lo < hi:
             beta = max(guess, lo + 1)
-            guess = int(_ab(st, beta - 1, beta, 0, self.data, self.cards, self.params,
-                            self.side_arr, self.tt, self.moves, self.bads, self.scores,
-                            self.nodes))
+            self.states[0] = st
+            guess = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
+                            self.params, self.side_arr, self.tt, self.moves, self.bads,
+                            self.scores, self.nodes, self.states, self.work))
             if guess < beta:
                 hi = guess
             else:

@@ -331,3 +331,39 @@ def test_DBF_bench_row():
     assert "Da Bai Fen (4 hands of 3 cards): a solve's time p50" in table
     for pos in bench.dbf_positions(4, 3, 0):
         check_same(pos)
+
+
+@pytest.mark.slow
+def test_DBF_moves_match_the_jax_engine():
+    """Along random games of the JAX engine (random legal actions, whole hands from the
+    draw): at each play whose mover holds at most 3 cards, the oracle's and the compiled
+    search's legal plays (from `convert.from_state`) are the plays the engine's mask
+    completes pick by pick; and the oracle's value equals the compiled search's."""
+    import jax
+    import numpy as np
+
+    from solvers.convert import from_state
+    from solvers.cpu import multi
+    from tests.games.da_bai_fen import scenario_helpers as sh
+    from tests.games.da_bai_fen.cases import DEFAULT
+
+    env = sh.make(DEFAULT)
+    rng = random.Random(5)
+    checked = 0
+    for g in range(3):
+        s = env.init(jax.random.PRNGKey(g))
+        hands = 0
+        while hands < 2 and not bool(s.terminated | s.truncated):
+            f = sh.facts(env, s)
+            if (int(f["phase"]) == ds.PHASE_PLAY and not f["selection"].any()
+                    and (f["location"] == int(s.current_player)).sum() <= 3):
+                pos, _ = from_state(env, s)
+                want = sorted(play_mask(p) for p in sh.whole_plays(env, s))
+                assert rd.legal_plays(pos) == multi.legal_plays(pos) == want
+                assert rd.value(pos) == multi.solve(pos)[0]
+                checked += 1
+            before = int(f["hands_played"])
+            legal = np.flatnonzero(np.asarray(s.legal_action_mask))
+            s = sh.step(env, s, rng.choice(list(legal)))
+            hands += int(sh.facts(env, s)["hands_played"]) > before
+    assert checked > 10
