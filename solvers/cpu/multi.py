@@ -48,6 +48,9 @@ MAX_IDS = 63  # card ids a play mask holds (an int64, sign bit unused)
 MAX_CLASSES = 64
 MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
+# the table's most entries (about 100 bytes each in numba's dict): a full table starts afresh
+# (only work is lost; a whole hand can meet tens of millions of trick starts)
+MAX_ENTRIES = 1 << 21
 # data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
 # the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
 P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN = range(7)
@@ -468,6 +471,8 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
                 hi = tt[key][1]
         else:
             lo = hi = best - taken
+        if len(tt) >= MAX_ENTRIES and key not in tt:
+            tt.clear()
         tt[key] = (lo, hi)
     return best
 
