@@ -7,8 +7,10 @@
 
 Positions (and goals: `reaches`, `named_goals`) are solved together by the batched JAX search
 (`solvers.search`), grouped by rules, or (`backend="cpu"`, the default on a CPU-only jax for
-the rules it supports: every trick game's but Da Bai Fen's multi-card plays) by the compiled
-scalar search (`solvers.cpu`), one deal a thread.
+the rules it supports) by the compiled scalar search (`solvers.cpu`), one deal a thread. Da
+Bai Fen's plays of several cards (`Rules.cards_a_play` > 1) go to the cpu backend's
+multi-card search (`solvers.cpu.multi`; "auto" and "cpu"), whose moves are play masks
+(`solvers.position.play_mask`, named by `Rules.move_name`); the JAX search refuses them.
 """
 
 from __future__ import annotations
@@ -128,6 +130,8 @@ def backend_of(positions: Sequence[Position], backend: str = "auto") -> str:
     them)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend {backend!r}: want one of {', '.join(BACKENDS)}")
+    if backend != "jax" and any(_multi(p.rules) for p in positions):
+        return "cpu"  # plays of several cards: `solvers.cpu.multi` (which checks the rules)
     from solvers.cpu import backend as cpu
 
     if backend == "cpu":
@@ -143,13 +147,27 @@ def backend_of(positions: Sequence[Position], backend: str = "auto") -> str:
         else "jax"
 
 
+def _multi(rules: Rules) -> bool:
+    """Rules of plays of several cards (Da Bai Fen's trick play): the cpu backend solves them
+    with its multi-card search (`solvers.cpu.multi`), moves as play masks
+    (`solvers.position.play_mask`); the batched JAX search refuses them."""
+    return rules.cards_a_play > 1
+
+
 def _solve_cpu(positions: list[Position], all_moves: bool, windows, threads: int | None
                ) -> list[Solution]:
     from solvers.cpu import backend as cpu
+    from solvers.cpu import multi
 
+    if any(_multi(p.rules) for p in positions):
+        if not all(_multi(p.rules) for p in positions):
+            raise ValueError("positions of plays of several cards (Da Bai Fen) and of one "
+                             "card in one call: solve them apart")
+        answers = multi.solve_many(positions, all_moves=all_moves, threads=threads)
+    else:
+        answers = cpu.solve(positions, all_moves=all_moves, threads=threads)
     out = []
-    for k, (value, moves, nodes, trick_nodes) in enumerate(
-            cpu.solve(positions, all_moves=all_moves, threads=threads)):
+    for k, (value, moves, nodes, trick_nodes) in enumerate(answers):
         window = windows[k] if windows else None
         if window is not None and value > window[1]:  # the exact value, as a window's
             value = window[1]
@@ -207,6 +225,10 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
     with its total >= side_min while the other side's is <= other_max (`solvers.position`).
     `lanes`, `tt_bits`, `threads`, `backend`: as `solve`'s."""
     positions = list(positions)
+    if any(_multi(p.rules) for p in positions):
+        raise ValueError(f"{positions[0].rules.game}: goals are not searched with plays of "
+                         "several cards (a penalty ends the deal with other totals): ask "
+                         "`solve` for the value")
     if positions and backend_of(positions, backend) == "cpu":
         from solvers.cpu import backend as cpu
 

@@ -22,10 +22,16 @@ side by side, one a thread: deals/s and each deal's time (p50, p99); with `pimc_
 a node budget a problem) deciding that many first-trick moves (whole hands) of random
 deals in one batch: decisions/s.
 
+Da Bai Fen (`dbf_deals` > 0, issue 27): that many random Da Bai Fen hands after the kitty
+(`dbf_cards` cards a hand, 12: whole hands; a random deal, trump level and suit, leader and
+kitty, default rules: DBF-24's penalty, the doubled kitty) solved exactly by the CPU
+backend's multi-card search (`solvers.cpu.multi`), one at a time on one thread after a
+warm-up solve: solves/s and a solve's time (p50, p99, max).
+
 Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
 gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1), cpu_gonin_deals (0),
-cpu_gonin_cards (10: whole deals), pimc_decisions (0), pimc_budget (0: the bot's default);
-0 deals / gonin_deals skip those rows;
+cpu_gonin_cards (10: whole deals), pimc_decisions (0), pimc_budget (0: the bot's default),
+dbf_deals (0), dbf_cards (12); 0 deals / gonin_deals skip those rows;
 `--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
 `gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
 heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
@@ -49,7 +55,8 @@ from solvers.position import Position
 
 DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
             "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1, "cpu_gonin_deals": 0,
-            "cpu_gonin_cards": 10, "pimc_decisions": 0, "pimc_budget": 0}
+            "cpu_gonin_cards": 10, "pimc_decisions": 0, "pimc_budget": 0, "dbf_deals": 0,
+            "dbf_cards": 12}
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -84,6 +91,58 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
             pos = ref.play(pos, rng.choice(ref.legal_moves(pos)))
         out.append(pos)
     return out
+
+
+def dbf_positions(deals: int, cards: int, seed: int) -> list[Position]:
+    """Random Da Bai Fen hands after the kitty, `cards` cards a hand (the rest of the deck
+    played or in the kitty): a random trump level R and suit T (DBF-4..7), leader (seat 0
+    or 2's team declaring by the leader's), kitty of six; the side: the opponents (P)."""
+    from kanjax.envs import dbf_spec as ds
+    from kanjax.reference.da_bai_fen import Ranking
+    from solvers.position import Rules
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(deals):
+        ids = list(range(ds.NUM_CARDS))
+        rng.shuffle(ids)
+        R, T, leader = rng.randint(2, 14), rng.randrange(4), rng.randrange(4)
+        rk = Ranking(ds.level_rank(R), T)
+        kp = sum(ds.CARD_POINTS[c] for c in ids[4 * cards:4 * cards + ds.KITTY_SIZE])
+        rules = Rules(game="da_bai_fen", n=4, n_tricks=12, ids=tuple(range(ds.NUM_CARDS)),
+                      suit=tuple(T if rk.is_trump(c) else rk.eff_suit(c)
+                                 for c in range(ds.NUM_CARDS)),
+                      rank=tuple(rk.strength(c) for c in range(ds.NUM_CARDS)),
+                      points=ds.CARD_POINTS, trick_value=0, cards_a_play=12,
+                      last_bonus=2 * kp, penalty=ds.TOTAL_POINTS + kp,
+                      tokens=ds.DECK.tokens, suit_names=ds.SUITS)
+        out.append(Position(rules, tuple(tuple(sorted(ids[cards * s:cards * (s + 1)]))
+                                         for s in range(4)),
+                            T, leader, tuple((s - leader) % 2 == 1 for s in range(4)),
+                            tricks_done=12 - cards))
+    return out
+
+
+def _cpu_dbf_timed(positions: list[Position]) -> dict:
+    """Da Bai Fen hands on the CPU backend (multi-card search), one at a time on one thread,
+    after a warm-up solve (numba's compile or cache load)."""
+    t = time.perf_counter()
+    api.solve(dbf_positions(1, 3, 12345), backend="cpu", threads=1)
+    first = time.perf_counter() - t
+    times, sols = [], []
+    for p in positions:
+        t = time.perf_counter()
+        sols += api.solve([p], backend="cpu", threads=1)
+        times.append(time.perf_counter() - t)
+    dt = sum(times)
+    nodes = sum(s.nodes for s in sols)
+    return {"deals": len(positions), "first_call_seconds": first, "seconds": dt,
+            "solves_per_s": len(positions) / dt,
+            "p50_seconds": float(np.percentile(times, 50)),
+            "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
+            "nodes_per_s": nodes / dt, "nodes_per_solve": nodes / len(positions),
+            "trick_nodes_per_solve": sum(s.trick_nodes for s in sols) / len(sols),
+            "values": [s.value for s in sols]}
 
 
 def _cpu_timed(positions: list[Position], threads: int) -> dict:
@@ -222,7 +281,7 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
                  seed: int, threads: int = 0, tables: int = 0, baseline: bool = True,
                  cpu: int = 1, jax: int = 1, cpu_gonin_deals: int = 0,
                  cpu_gonin_cards: int = 10, pimc_decisions: int = 0,
-                 pimc_budget: int = 0) -> dict:
+                 pimc_budget: int = 0, dbf_deals: int = 0, dbf_cards: int = 12) -> dict:
     """The figures of the module docstring, as a dict (`threads` 0: `api.solve`'s default)."""
     threads = threads or search.default_threads()
     result = {"cards": cards, "gonin_cards": gonin_cards, "lanes": lanes, "threads": threads,
@@ -254,6 +313,10 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
         g = result["cpu_gonin"] = _cpu_gonin_timed(
             gonin_positions(cpu_gonin_deals, cpu_gonin_cards, seed), threads)
         g.pop("values")
+    if dbf_deals:
+        result["dbf_cards"] = dbf_cards
+        result["cpu_dbf"] = _cpu_dbf_timed(dbf_positions(dbf_deals, dbf_cards, seed))
+        result["cpu_dbf"].pop("values")
     if pimc_decisions:
         result["pimc"] = _pimc_timed(pimc_decisions, seed, threads, pimc_budget)
     if tables and jax:
@@ -295,6 +358,12 @@ def format_bench(r: dict) -> str:
         rows.append(f"| gonin_kan deal 1 ({what}) | cpu backend, "
                     f"{r['threads']} threads | {g['deals_per_s']:.2f} | | "
                     f"{g['trick_nodes_per_deal']:,.0f} |")
+    if "cpu_dbf" in r:
+        d = r["cpu_dbf"]
+        rows.append(f"| da_bai_fen ({r['dbf_cards']} cards a hand"
+                    f"{': whole hands' if r['dbf_cards'] == 12 else ''}) | cpu backend "
+                    f"(multi-card), 1 thread | {d['solves_per_s']:.2f} | "
+                    f"{d['nodes_per_s']:,.0f} | {d['trick_nodes_per_solve']:,.0f} |")
     if "tables" in r:
         t = r["tables"]
         rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | {jax_name} | "
@@ -323,6 +392,12 @@ def format_bench(r: dict) -> str:
                 f"{g['p50_seconds']:.2f} s, p99 {g['p99_seconds']:.2f} s, max "
                 f"{g['max_seconds']:.2f} s ({r['threads']} side by side); "
                 f"{g['nodes_per_deal']:,.0f} nodes a deal")
+    if "cpu_dbf" in r:
+        d = r["cpu_dbf"]
+        out += (f"\n\ncpu backend, Da Bai Fen ({d['deals']} hands of {r['dbf_cards']} cards): a "
+                f"solve's time p50 {d['p50_seconds']:.3f} s, p99 {d['p99_seconds']:.2f} s, max "
+                f"{d['max_seconds']:.2f} s (one thread); first call "
+                f"{d['first_call_seconds']:.1f} s")
     if "pimc" in r:
         p = r["pimc"]
         out += (f"\n\nPIMC on the cpu backend, first-trick decisions (whole hands, "

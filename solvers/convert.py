@@ -13,8 +13,9 @@ or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
 Where the state's legal mask allows fewer trick-play moves than the rules the solver plays
 (`Env.trick_rules`; e.g. a compulsory first lead), the mask's moves become `root_moves`; a
 move the mask allows beyond those rules (one the solver does not model) is left out. Rules
-beyond the solvers' limits (`Rules.limits`: Da Bai Fen's multi-card plays) still give a
-position, with no root moves (its mask selects cards, not plays); the searches refuse it.
+beyond the single-card searches' limits (`Rules.limits`: Da Bai Fen's multi-card plays)
+still give a position, with no root moves (its mask selects cards, not plays); the multi-card
+searches (`solvers.reference_dbf`, `solvers.cpu.multi`) take it, the others refuse it.
 """
 
 from __future__ import annotations

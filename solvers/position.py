@@ -35,6 +35,28 @@ JOKER_SUIT = 4  # `Rules.suit` of the joker
 # suits (a suit word each), cards a suit (relative ranks in a 16-bit word, a hand's suit
 # length in 4 bits), jokers (one, card JK), cards a play, and a deal's value (int8).
 MAX_SEATS, MAX_SUITS, MAX_SUIT_CARDS, MAX_PLAY_CARDS, MAX_TOTAL = 15, 4, 15, 1, 127
+# What an invalid multi-lead (DBF-23) is (`Rules.invalid_lead`, DBF-24): a move that ends the
+# deal at once, scored as the penalty says; or an illegal move.
+INVALID_LEADS = ("penalty", "mask")
+
+
+def play_mask(cards) -> int:
+    """A play of several cards as a move (`Rules.cards_a_play` > 1): the bit mask of its card
+    ids, bit c for card c. Every move of such rules is one, a single card's too."""
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+def play_cards(move: int) -> tuple[int, ...]:
+    """The card ids of a play mask (`play_mask`), low first."""
+    out = []
+    while move:
+        low = move & -move
+        out.append(low.bit_length() - 1)
+        move ^= low
+    return tuple(out)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +104,8 @@ class Rules:
     last_bonus: int = 0
     last_bonus_per_card: bool = False
     quads: tuple[int, ...] = ()
+    invalid_lead: str = "penalty"
+    penalty: int = 0
     tokens: tuple[str, ...] = ()
     suit_names: str = "SHDC"
     seat_names: tuple[str, ...] = ()
@@ -99,6 +123,9 @@ class Rules:
         if self.cards_a_play < 1 or self.quads and len(self.quads) != self.num_ids:
             refuse(f"{self.cards_a_play} cards a play, quads for {len(self.quads)} card ids: "
                    "want at least 1 card a play and none or one quad strength a card id")
+        if self.invalid_lead not in INVALID_LEADS or self.penalty < 0:
+            refuse(f"invalid leads {self.invalid_lead!r}, penalty {self.penalty}: want one "
+                   f"of {INVALID_LEADS} and a penalty of 0 or more")
         if self.joker and (len(self.joker) != self.n_tricks
                            or not set(self.joker) <= set(JOKER_PLAYS)):
             refuse(f"joker plays {self.joker}: want one of {JOKER_PLAYS} for each of the "
@@ -178,7 +205,11 @@ class Rules:
 
     def move_name(self, move: int) -> str:
         """A move by name: the card's token (`#id` without tokens), `JK:s` for a joker lead
-        naming suit s."""
+        naming suit s; with plays of several cards (a move is a `play_mask`) its cards' names
+        joined by spaces, low id first."""
+        if self.cards_a_play > 1:
+            return " ".join(self.tokens[c] if self.tokens else f"#{c}"
+                            for c in play_cards(move))
         if move >= self.num_ids:
             return "JK:" + self.suit_names[move - LEAD_JK]
         return self.tokens[move] if self.tokens else f"#{move}"

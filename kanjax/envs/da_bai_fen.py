@@ -893,9 +893,12 @@ class DbfEnv(MatchEnv):
         12 cards (DBF-21..27) and with `jilin_dun` each card's Dun quad strength (V8). Beyond
         the solvers' limits (`Rules.limits`): the searches refuse these rules.
 
+        An invalid multi-lead (DBF-23) is as `invalid_multilead` says (DBF-24): with
+        "penalty" a move that ends the hand, the offending team's total 0 and the other's
+        `penalty` = 100 + the kitty's points (DBF-42); with "mask" an illegal move.
+
         Not described, so refused (ValueError): `dun_points_protected` (V9). Also not in the
-        rules: DBF-23/24's multi-lead validity (`kanjax.trick.lead_valid`) and the scoring
-        table (DBF-31..37, V12, V13), which read the position's value."""
+        rules: the scoring table (DBF-31..37, V12, V13), which reads the position's value."""
         if state is None:
             raise ValueError(f"{self.name}: the trick rules are a hand's (its trump level and "
                              "suit, its kitty): pass a state in trick play")
@@ -917,7 +920,8 @@ class DbfEnv(MatchEnv):
             rank=tuple(int(x) for x in strength), points=ds.CARD_POINTS, trick_value=0,
             last_bonus=kpts * (1 if cfg.kitty_mult_last_trick else 2),
             last_bonus_per_card=cfg.kitty_mult_last_trick, cards_a_play=ds.HAND_SIZE,
-            quads=quads, tokens=ds.DECK.tokens, suit_names=ds.SUITS)
+            quads=quads, invalid_lead=cfg.invalid_multilead, penalty=ds.TOTAL_POINTS + kpts,
+            tokens=ds.DECK.tokens, suit_names=ds.SUITS)
 
     def trick_position(self, state: DbfState) -> dict[str, Any]:
         """Seats: the players 0..3; the side: the opponents of the declaring team, so that

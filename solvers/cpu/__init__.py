@@ -7,7 +7,8 @@ refuses; its move generator for checks against the engines), `search` (the expli
 null-window search and its MTD(f) driver; the rules as data), `table` (the transposition
 table with partition search), `bounds` (sure tricks, and sure points of point-card rules),
 `ordering` (DDS's move ordering; a generic one for other seat counts, points and the joker),
-`bits` (suit-word helpers).
+`bits` (suit-word helpers), `multi` (the search for plays of several cards: Da Bai Fen's trick
+play, DBF-20..30, a play as a card mask; `api.solve` sends such positions there).
 
 Supported: every rule `Rules` describes within the solvers' limits, at 2..6 seats, one card a
 play: plain tricks (whist, bridge's card play) and the Kan games (Gonin Kan at 5 active seats,
@@ -16,7 +17,7 @@ played, KAN-25 / KAN-54; its lead naming a suit, KAN-26; its power, KAN-27, and 
 of Yonin's last trick, KAN-54), any sides, roots within a trick, root move limits, and goals
 (the kankei's target, KAN-29; sukonku and juuroku, KAN-31 / KAN-32). Refused, with a ValueError
 naming the rule: more than 6 seats and everything `Rules.limits` names (Da Bai Fen's
-multi-card plays among them).
+multi-card plays among them, which `multi` searches instead: everything but Dun quads, V8).
 
 numba caches the machine code (`cache=True`, in `__pycache__`): the first call in a fresh
 checkout compiles for about a minute, later processes load it in about a second. numba

@@ -106,10 +106,15 @@ def test_dd_tables_equal_dds():
 
 
 def test_unsupported_rules_are_refused_by_name():
-    """Da Bai Fen's multi-card plays (`Rules.limits`) stay refused."""
+    """Multi-card plays (`Rules.limits`) stay refused by the single-card search; `api.solve`
+    sends them to the multi-card search (`solvers.cpu.multi`, issue 27), which refuses what
+    it does not take (here a trick's own value) by name."""
     rules = dataclasses.replace(WHIST, game="whist_pairs", cards_a_play=2)
     pos = random_position(WHIST, random.Random(0), 2)
     with pytest.raises(ValueError, match="cpu backend cannot solve these rules: 2 cards a play"):
+        cpu.check(rules)
+    with pytest.raises(ValueError, match="cpu multi-card search cannot solve these rules: a "
+                                         "trick worth 1"):
         api.solve([dataclasses.replace(pos, rules=rules)], backend="cpu")
     assert not cpu.supports(rules)
 

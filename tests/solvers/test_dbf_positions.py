@@ -136,7 +136,8 @@ def test_from_state_mid_trick(mid_trick):
 
 
 def test_searches_refuse_a_dbf_position(mid_trick):
-    """The searches refuse what they cannot search, naming the limit (multi-card plays)."""
+    """The single-card searches refuse what they cannot search, naming the limit (multi-card
+    plays); `api.solve` takes it to the multi-card search (issue 27) but on the JAX backend."""
     pos, _ = from_state(ENV, mid_trick[0])
     want = r"da_bai_fen: beyond the solvers' limits: 12 cards a play \(multi-card plays"
     with pytest.raises(ValueError, match=want):
@@ -144,7 +145,7 @@ def test_searches_refuse_a_dbf_position(mid_trick):
     with pytest.raises(ValueError, match=want):
         reference.legal_moves(pos)
     with pytest.raises(ValueError, match=want):
-        api.solve([pos])
+        api.solve([pos], backend="jax")
     assert "card 3 worth 5 points (cards worth [5, 10]): the solvers take 0 or 1 a card" in (
         pos.rules.limits)
 
@@ -186,3 +187,20 @@ def test_positions_of_multi_card_plays(mid_trick):
         Position(rules, hands, 3, 0, side, play_cards=2)
     p = Position(rules, ((C("AS"),),) + hands[1:], 3, 0, side, trick=(C("KS"),), led=0)
     assert p.to_move == 1
+
+
+def test_DBF_24_29_api_solves_the_engine_position(mid_trick):
+    """`api.solve` (auto: the cpu multi-card search) on the engine's position: the value and
+    every play's value are the plain-Python oracle's; the hand's rules carry DBF-24's penalty
+    (100 + the kitty's points) and the engine's `invalid_multilead`."""
+    from solvers import reference_dbf
+
+    s, _ = mid_trick
+    pos, _ = from_state(ENV, s)
+    kitty = np.flatnonzero(facts(ENV, s)["location"] == ds.LOC_KITTY)
+    assert pos.rules.penalty == 100 + sum(ds.CARD_POINTS[c] for c in kitty)
+    assert pos.rules.invalid_lead == "penalty"
+    [sol] = api.solve([pos], all_moves=True)
+    assert sol.moves == reference_dbf.move_values(pos)
+    assert sol.value == reference_dbf.value(pos) == min(sol.moves.values())
+    assert pos.rules.move_name(min(sol.moves)) in {"3S 8D", "3S 4D", "3S QH"}

@@ -1,0 +1,634 @@
+"""The compiled (numba) double-dummy search for plays of several cards: Da Bai Fen's trick play
+(DBF-20..30), checked against the plain-Python oracle `solvers.reference_dbf`, whose rules
+text it follows (multi-leads and DBF-23's validity, DBF-24's penalty, DBF-25's follows,
+DBF-26's winner, card points and DBF-29's kitty bonus, V4's per-card multiplier).
+
+A move is a play mask (`solvers.position.play_mask`, an int64 here: card ids below 63). The
+value is the side's total at the end (`taken` included), as in `solvers.reference_dbf`.
+
+The search: fail-soft alpha-beta driven by MTD(f) null windows, with a transposition table of
+bounds on what is still to come, at trick starts, keyed by the hands and the leader (and the
+side's `taken` where a penalty can decide, see below), kept across the driver's searches of
+one position and its children.
+
+- Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
+  cards adjacent among the cards still in play (no other seat's card, nor a card in the
+  trick, of a strength between theirs, none equal unless they are equal) and of equal
+  points; two plays taking as many cards of each class are worth the same (no card in play
+  tells them apart), so one of them is searched: the lowest ids of each class (`canonical`).
+- DBF-24's penalty moves: every invalid multi-lead of a seat gives the same total, so one
+  stands for them all. A side's own penalty (its total 0) is never searched: a single-card
+  lead is always valid and worth at least the side's `taken` >= 0, so the maximising side
+  never does better by it. The other side's penalty (the side's total `Rules.penalty`) is
+  searched as a terminal move only where `penalty < taken + rem` (`rem`: the most the side
+  can still take); where `penalty >= taken + rem` every valid line gives the side at most
+  `penalty`, so the minimising side never does better by it. Searched or not, the value
+  stays within [taken, taken + rem] (`penalty >= taken` is checked at the root: `taken` never
+  exceeds the root's `taken` plus the points in play), which the cutoffs use. Where a
+  penalty may be searched (`penalty < taken + rem` at the root; not with DBF-29's doubled
+  kitty, where `taken + rem <= 100 + kitty = penalty`), the table's keys hold `taken` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.typed import Dict
+
+from solvers import reference_dbf
+from solvers.cpu.bits import POP
+from solvers.position import Position, Rules, play_mask
+
+MAX_SEATS = 4  # the table key holds four hands
+MAX_IDS = 63  # card ids a play mask holds (an int64, sign bit unused)
+MAX_CLASSES = 64
+MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
+MAX_DEPTH = 4 * 12 + 1
+# the table's most entries (about 100 bytes each in numba's dict): a full table starts afresh
+# (only work is lost; a whole hand can meet tens of millions of trick starts)
+MAX_ENTRIES = 1 << 21
+# data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
+# the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
+P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN = range(7)
+S_HANDS = 0  # state: hands 0..3, leader, plays made, led suit, cards a play, best seat,
+S_LEADER, S_NPLAYS, S_LED, S_NCARDS, S_BEST, S_WORTH, S_TCARDS, S_TPTS, S_INPLAY, S_TAKEN = (
+    range(4, 14))  # best worth, trick cards, trick points, points in play, side's taken
+STATE_LEN = 14
+WORTH = 256  # a play's worth: WORTH * (2 all-trump, 1 with a card of a plain led suit) + rank
+NEG = -(1 << 40)
+
+
+def unsupported(rules: Rules) -> tuple[str, ...]:
+    """Why the compiled multi-card search cannot take `rules` (empty: it can): the
+    multi-card searches' limits (`reference_dbf.unsupported`), more than 4 seats or 63 card
+    ids, a value for a trick as such."""
+    out = list(reference_dbf.unsupported(rules))
+    if rules.n > MAX_SEATS:
+        out.append(f"{rules.n} seats: the compiled multi-card search takes at most {MAX_SEATS}")
+    if rules.num_ids > MAX_IDS:
+        out.append(f"{rules.num_ids} card ids: the compiled multi-card search takes at most "
+                   f"{MAX_IDS}")
+    if rules.trick_value:
+        out.append(f"a trick worth {rules.trick_value}: the compiled multi-card search "
+                   "values card points only")
+    return tuple(out)
+
+
+def check(rules: Rules) -> None:
+    why = unsupported(rules)
+    if why:
+        raise ValueError(f"{rules.game}: the cpu multi-card search cannot solve these rules: "
+                         + "; ".join(why))
+
+
+@njit(nogil=True, cache=True)
+def _pop(x):
+    return (POP[x & 0xFFFF] + POP[(x >> 16) & 0xFFFF] + POP[(x >> 32) & 0xFFFF]
+            + POP[(x >> 48) & 0x7FFF])
+
+
+@njit(nogil=True, cache=True)
+def _lowbit(x):
+    """The index of the lowest set bit (x > 0)."""
+    i = 0
+    while not (x >> i) & 1:
+        i += 1
+    return i
+
+
+@njit(nogil=True, cache=True)
+def _classes(mine, others, suit, cards, rank, pts, merge, cmask, ccnt, k):
+    """Appends to (cmask, ccnt)[k:] the classes of the cards `mine` of effective suit `suit`
+    (`cards[3 + suit]`: its ids strongest first) against the other cards in play `others`:
+    runs of own cards, adjacent among the cards in play, of equal points (each card its own
+    class without `merge`). Returns the new class count."""
+    order = cards[3 + suit]
+    i, open_run, run_pts = 0, False, -1
+    while i < order.shape[0] and order[i] >= 0:
+        r = rank[order[i]]
+        j = i
+        m_lvl, t_lvl = 0, 0
+        while j < order.shape[0] and order[j] >= 0 and rank[order[j]] == r:
+            b = np.int64(1) << order[j]
+            if mine & b:
+                m_lvl |= b
+            elif others & b:
+                t_lvl |= b
+            j += 1
+        if t_lvl:
+            open_run = False
+        if m_lvl:
+            x = m_lvl
+            while x:
+                c = _lowbit(x)
+                x &= x - 1
+                if merge and open_run and pts[c] == run_pts:
+                    cmask[k - 1] |= np.int64(1) << c
+                    ccnt[k - 1] += 1
+                else:
+                    cmask[k] = np.int64(1) << c
+                    ccnt[k] = 1
+                    k += 1
+                    open_run, run_pts = True, pts[c]
+            if t_lvl:
+                open_run = False
+        i = j
+    return k
+
+
+@njit(nogil=True, cache=True)
+def _take(mask, count):
+    """The `count` lowest cards of `mask`."""
+    out = np.int64(0)
+    for _ in range(count):
+        low = mask & -mask
+        out |= low
+        mask ^= low
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag, cnt):
+    """Appends to out[n:] every play `base` | (c_i lowest cards of class i, i in k0..k1) with
+    lo <= sum c_i <= hi (bad[...] = flag); returns the new count. `cnt`: work space."""
+    kk = k1 - k0
+    if kk <= 0:
+        if lo <= 0:
+            out[n] = base
+            bad[n] = flag
+            n += 1
+        return n
+    cnt[:kk] = 0
+    while True:
+        total = 0
+        for i in range(kk):
+            total += cnt[i]
+        if lo <= total <= hi:
+            m = base
+            for i in range(kk):
+                m |= _take(cmask[k0 + i], cnt[i])
+            out[n] = m
+            bad[n] = flag
+            n += 1
+        i = 0
+        while i < kk:
+            if cnt[i] < ccnt[k0 + i]:
+                cnt[i] += 1
+                break
+            cnt[i] = 0
+            i += 1
+        if i == kk:
+            return n
+
+
+@njit(nogil=True, cache=True)
+def _gen(st, data, cards, params, merge, out, bad, work):
+    """The plays of the seat to move at state `st` into out[:count] (bad: an invalid
+    multi-lead, DBF-23); returns count. Merged by rank equivalence with `merge`. `work`:
+    int64[3, MAX_CLASSES] work space."""
+    suit, rank, pts = data[0], data[1], data[2]
+    n = params[P_N]
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    hand = st[seat]
+    live = st[S_TCARDS]
+    for s in range(n):
+        live |= st[s]
+    others = live & ~hand
+    cmask, ccnt, cnt = work[0], work[1], work[2]
+    count = 0
+    if st[S_NPLAYS] == 0:  # leads (DBF-21, DBF-23)
+        for s in range(4):
+            k = _classes(hand, others, s, cards, rank, pts, merge, cmask, ccnt, 0)
+            if k == 0:
+                continue
+            omax = -1
+            x = others
+            while x:
+                c = _lowbit(x)
+                x &= x - 1
+                if suit[c] == s and rank[c] > omax:
+                    omax = rank[c]
+            start = count
+            count = _enum(cmask, ccnt, 0, k, 1, 12 * 64, np.int64(0), out, bad, count, False,
+                          cnt)
+            for i in range(start, count):
+                m = out[i]
+                if _pop(m) >= 2:
+                    lowest = 1 << 30
+                    x = m
+                    while x:
+                        c = _lowbit(x)
+                        x &= x - 1
+                        lowest = min(lowest, rank[c])
+                    bad[i] = omax > lowest
+        if params[P_MASK]:  # invalid multi-leads are illegal
+            j = 0
+            for i in range(count):
+                if not bad[i]:
+                    out[j] = out[i]
+                    bad[j] = False
+                    j += 1
+            count = j
+        return count
+    led, need = st[S_LED], st[S_NCARDS]  # follows (DBF-25)
+    k = _classes(hand, others, led, cards, rank, pts, merge, cmask, ccnt, 0)
+    of_led = 0
+    for i in range(k):
+        of_led += ccnt[i]
+    if of_led >= need:
+        return _enum(cmask, ccnt, 0, k, need, need, np.int64(0), out, bad, 0, False, cnt)
+    base = np.int64(0)
+    for i in range(k):
+        base |= cmask[i]
+    k2 = 0
+    for s in range(4):
+        if s != led:
+            k2 = _classes(hand, others, s, cards, rank, pts, merge, cmask, ccnt, k2)
+    return _enum(cmask, ccnt, 0, k2, need - of_led, need - of_led, base, out, bad, 0, False,
+                 cnt)
+
+
+@njit(nogil=True, cache=True)
+def _worth(m, led, data, trump):
+    """A play's worth in a trick led in suit `led` (DBF-26): all-trump -> 2 * WORTH + top;
+    else WORTH + its top card of a plain led suit; else 0."""
+    suit, rank = data[0], data[1]
+    all_trump = True
+    top_t, top_l = -1, -1
+    x = m
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        if suit[c] == trump:
+            top_t = max(top_t, rank[c])
+        else:
+            all_trump = False
+            if suit[c] == led:
+                top_l = max(top_l, rank[c])
+    if all_trump:
+        return 2 * WORTH + top_t
+    if top_l >= 0:
+        return WORTH + top_l
+    return 0
+
+
+@njit(nogil=True, cache=True)
+def _points(m, pts):
+    out = 0
+    x = m
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        out += pts[c]
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _play(st, m, data, params, side):
+    """The state after the seat to move plays `m` (a valid play)."""
+    out = np.empty(STATE_LEN, np.int64)
+    _play_into(st, m, data, params, side, out)
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _play_into(st, m, data, params, side, out):
+    """`out` = the state after the seat to move plays `m` (a valid play): a completed trick
+    goes to its winner's side (its points, the last trick's bonus, DBF-28/29)."""
+    n = params[P_N]
+    out[:] = st
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    out[seat] = st[seat] & ~m
+    if st[S_NPLAYS] == 0:
+        out[S_LED] = data[0][_lowbit(m)]
+        out[S_NCARDS] = _pop(m)
+    w = _worth(m, out[S_LED], data, params[P_TRUMP])
+    if st[S_NPLAYS] == 0 or w > st[S_WORTH]:
+        out[S_BEST] = seat
+        out[S_WORTH] = w
+    out[S_TCARDS] = st[S_TCARDS] | m
+    out[S_TPTS] = st[S_TPTS] + _points(m, data[2])
+    out[S_NPLAYS] = st[S_NPLAYS] + 1
+    if out[S_NPLAYS] < n:
+        return
+    gain = out[S_TPTS]
+    empty = True
+    for s in range(n):
+        if out[s]:
+            empty = False
+    if empty:  # the last trick (DBF-29; V4: the bonus once a card of a play)
+        gain += params[P_BONUS] * (out[S_NCARDS] if params[P_PER_CARD] else 1)
+    win = out[S_BEST]
+    if side[win]:
+        out[S_TAKEN] += gain
+    out[S_INPLAY] -= out[S_TPTS]
+    out[S_LEADER] = win
+    out[S_NPLAYS] = 0
+    out[S_LED] = -1
+    out[S_NCARDS] = 0
+    out[S_TCARDS] = 0
+    out[S_TPTS] = 0
+    out[S_WORTH] = 0
+    out[S_BEST] = win
+
+
+@njit(nogil=True, cache=True)
+def _rem(st, params):
+    """The most the side can still take: the points in play and the last trick's bonus."""
+    size = _pop(st[st[S_LEADER]]) + (st[S_NCARDS] if st[S_NPLAYS] else 0)
+    if size == 0:
+        return 0
+    return st[S_INPLAY] + params[P_BONUS] * (size if params[P_PER_CARD] else 1)
+
+
+@njit(nogil=True, cache=True)
+def _order(st, data, params, side, out, bad, count, scores):
+    """Sorts out[:count] (and bad) likely best first: winning plays with points, points to a
+    partner's trick, cheap plays to the others'; high multi-leads first; penalty last."""
+    n = params[P_N]
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    rank, pts = data[1], data[2]
+    for i in range(count):
+        m = out[i]
+        if bad[i]:
+            scores[i] = NEG
+            continue
+        p = _points(m, pts)
+        top = -1
+        x = m
+        while x:
+            c = _lowbit(x)
+            x &= x - 1
+            top = max(top, rank[c])
+        if st[S_NPLAYS] == 0:
+            scores[i] = 100 * _pop(m) + top
+        else:
+            led = st[S_LED]
+            w = _worth(m, led, data, params[P_TRUMP])
+            if w > st[S_WORTH]:
+                scores[i] = 10000 + 10 * p - w
+            elif side[st[S_BEST]] == side[seat]:
+                scores[i] = 5000 + 10 * p - top
+            else:
+                scores[i] = -10 * p - top
+    if count > 64:
+        idx = np.argsort(-scores[:count], kind="mergesort")
+        m2 = out[:count].copy()
+        b2 = bad[:count].copy()
+        for i in range(count):
+            out[i] = m2[idx[i]]
+            bad[i] = b2[idx[i]]
+        return
+    for i in range(1, count):  # insertion sort, stable, best score first
+        sc, m, b = scores[i], out[i], bad[i]
+        j = i - 1
+        while j >= 0 and scores[j] < sc:
+            scores[j + 1], out[j + 1], bad[j + 1] = scores[j], out[j], bad[j]
+            j -= 1
+        scores[j + 1], out[j + 1], bad[j + 1] = sc, m, b
+
+
+@njit(nogil=True, cache=True)
+def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
+        states, work):
+    """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
+    beyond the window; the table holds bounds of what is still to come at trick starts."""
+    nodes[0] += 1
+    taken = st[S_TAKEN]
+    rem = _rem(st, params)
+    if rem == 0 or taken >= beta:
+        return taken
+    if taken + rem <= alpha:
+        return taken + rem
+    at_start = st[S_NPLAYS] == 0
+    key = (st[0], st[1], st[2], st[3],
+           st[S_LEADER] + 8 * (taken if params[P_KEY_TAKEN] else 0))
+    if at_start:
+        nodes[1] += 1
+        if key in tt:
+            lo, hi = tt[key]
+            lo += taken
+            hi += taken
+            if lo >= beta or lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+            alpha, beta = max(alpha, lo), min(beta, hi)
+    n = params[P_N]
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    maximise = side[seat]
+    out, bad = moves[depth], bads[depth]
+    count = _gen(st, data, cards, params, True, out, bad, work[depth])
+    # DBF-24's penalty moves: one for all, searched only as the module's docstring says
+    j, pen = 0, False
+    for i in range(count):
+        if bad[i]:
+            pen = True
+        else:
+            out[j] = out[i]
+            bad[j] = False
+            j += 1
+    count = j
+    if pen and not maximise and params[P_PENALTY] < taken + rem:
+        out[count] = 0
+        bad[count] = True
+        count += 1
+    _order(st, data, params, side, out, bad, count, scores[depth])
+    a, b = alpha, beta
+    best = NEG if maximise else -NEG
+    for i in range(count):
+        if bad[i]:
+            v = params[P_PENALTY]
+        else:
+            child = states[depth + 1]
+            _play_into(st, out[i], data, params, side, child)
+            v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
+                    nodes, states, work)
+        if maximise:
+            if v > best:
+                best = v
+            if best > a:
+                a = best
+        else:
+            if v < best:
+                best = v
+            if best < b:
+                b = best
+        if a >= b:
+            break
+    if at_start:
+        if best <= alpha:
+            lo, hi = 0, best - taken
+            if key in tt:
+                lo = tt[key][0]
+        elif best >= beta:
+            lo, hi = best - taken, rem
+            if key in tt:
+                hi = tt[key][1]
+        else:
+            lo = hi = best - taken
+        if len(tt) >= MAX_ENTRIES and key not in tt:
+            tt.clear()
+        tt[key] = (lo, hi)
+    return best
+
+
+@njit(nogil=True, cache=True)
+def _canonical(st, m, data, cards, params):
+    """The play the search tries for play `m` of the seat to move: as many of each class's
+    lowest cards (rank equivalence, `_classes`)."""
+    n = params[P_N]
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    hand = st[seat]
+    live = st[S_TCARDS]
+    for s in range(n):
+        live |= st[s]
+    cmask = np.zeros(MAX_CLASSES, np.int64)
+    ccnt = np.zeros(MAX_CLASSES, np.int64)
+    k = 0
+    for s in range(4):
+        k = _classes(hand, live & ~hand, s, cards, data[1], data[2], True, cmask, ccnt, k)
+    out = np.int64(0)
+    for i in range(k):
+        out |= _take(cmask[i], _pop(m & cmask[i]))
+    return out
+
+
+def _new_table():
+    return Dict.empty(key_type=types.UniTuple(types.int64, 5),
+                      value_type=types.UniTuple(types.int64, 2))
+
+
+class Solver:
+    """Searches of one position and its children: rules, trump and side fixed, one table."""
+
+    def __init__(self, pos: Position) -> None:
+        r = pos.rules
+        check(r)
+        self.rules, self.trump, self.side = r, pos.trump, pos.side
+        data = np.zeros((3, 64), np.int64)
+        data[0, :] = -1
+        cards = np.full((7, 64), -1, np.int64)
+        for c in r.ids:
+            data[:, c] = (r.suit[c], r.rank[c], r.points[c])
+        for s in range(4):
+            ids = sorted((c for c in r.ids if r.suit[c] == s), key=lambda c: -r.rank[c])
+            cards[3 + s, :len(ids)] = ids
+        self.data, self.cards = data, cards
+        self.side_arr = np.array(list(pos.side) + [False] * (MAX_SEATS - r.n), np.bool_)
+        self.root = self._state(pos)
+        rem = int(_rem(self.root, self._params(False)))
+        in_play = sum(r.points[c] for h in pos.hands for c in h) + sum(
+            r.points[c] for c in pos.trick)
+        if r.invalid_lead == "penalty" and r.penalty < pos.taken + in_play:
+            raise ValueError(f"{r.game}: a penalty of {r.penalty} below what the side may "
+                             f"hold before the end ({pos.taken} + {in_play}): the search's "
+                             "bounds assume the penalty is at least the side's total so far")
+        self.params = self._params(r.invalid_lead == "penalty"
+                                   and r.penalty < pos.taken + rem)
+        self.tt = _new_table()
+        self.moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
+        self.bads = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.bool_)
+        self.scores = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
+        self.nodes = np.zeros(2, np.int64)
+        self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
+        self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
+
+    def _params(self, key_taken: bool) -> np.ndarray:
+        r = self.rules
+        return np.array([r.n, self.trump, r.last_bonus, r.last_bonus_per_card,
+                         r.invalid_lead == "mask", r.penalty, key_taken], np.int64)
+
+    def _state(self, pos: Position) -> np.ndarray:
+        r = pos.rules
+        st = np.zeros(STATE_LEN, np.int64)
+        for s, h in enumerate(pos.hands):
+            st[s] = play_mask(h)
+        st[S_LEADER], st[S_BEST], st[S_LED] = pos.leader, pos.leader, -1
+        st[S_INPLAY] = sum(r.points[c] for h in pos.hands for c in h) + sum(
+            r.points[c] for c in pos.trick)
+        st[S_TAKEN] = pos.taken
+        for p in pos.plays:  # the trick so far, replayed (its cards already left the hands)
+            st = _play(st, play_mask(p), self.data, self._params(False), self.side_arr)
+        return st
+
+    def legal(self, st: np.ndarray | None = None, merge: bool = False
+              ) -> list[tuple[int, bool]]:
+        """(play mask, invalid multi-lead) for each legal play at `st` (default: the root)."""
+        st = self.root if st is None else st
+        if not any(st[:MAX_SEATS]):
+            return []
+        out = np.zeros(MAX_MOVES + 1, np.int64)
+        bad = np.zeros(MAX_MOVES + 1, np.bool_)
+        count = _gen(st, self.data, self.cards, self.params, merge, out, bad,
+                     np.zeros((3, MAX_CLASSES), np.int64))
+        return [(int(out[i]), bool(bad[i])) for i in range(count)]
+
+    def value(self, st: np.ndarray | None = None) -> int:
+        """The value at `st` (default: the root): MTD(f) over null-window searches."""
+        st = self.root if st is None else st
+        lo = int(st[S_TAKEN])
+        hi = lo + int(_rem(st, self.params))
+        guess = (lo + hi) // 2
+        while lo < hi:
+            beta = max(guess, lo + 1)
+            self.states[0] = st
+            guess = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
+                            self.params, self.side_arr, self.tt, self.moves, self.bads,
+                            self.scores, self.nodes, self.states, self.work))
+            if guess < beta:
+                hi = guess
+            else:
+                lo = guess
+        return lo
+
+    def move_values(self) -> dict[int, int]:
+        """The value after each legal play at the root (by play mask), merged plays mapped
+        back: each legal play gets its class representative's value."""
+        seat = (int(self.root[S_LEADER]) + int(self.root[S_NPLAYS])) % self.rules.n
+        done: dict[int, int] = {}
+        out = {}
+        for m, bad in self.legal():
+            if bad:
+                out[m] = 0 if self.side[seat] else self.rules.penalty
+                continue
+            rep = int(_canonical(self.root, m, self.data, self.cards, self.params))
+            if rep not in done:
+                done[rep] = self.value(_play(self.root, rep, self.data, self.params,
+                                             self.side_arr))
+            out[m] = done[rep]
+        return out
+
+
+def legal_plays(pos: Position) -> list[int]:
+    """The legal plays of `pos.to_move` by the compiled move generator (unmerged), sorted."""
+    return sorted(m for m, _ in Solver(pos).legal())
+
+
+def solve(pos: Position, all_moves: bool = False) -> tuple[int, dict[int, int] | None, int,
+                                                          int]:
+    """(value, every legal play's value or None, nodes, trick-start nodes) of `pos`."""
+    s = Solver(pos)
+    v = s.value()
+    moves = s.move_values() if all_moves else None
+    return v, moves, int(s.nodes[0]), int(s.nodes[1])
+
+
+def solve_many(positions: Sequence[Position], *, all_moves: bool = False,
+               threads: int | None = None) -> list[tuple[int, dict[int, int] | None, int, int]]:
+    """`solve` of each position (`solvers.api.solve`'s answers), `threads` at a time (default:
+    one per CPU core; the compiled search runs without the GIL)."""
+    from solvers.cpu.backend import default_threads
+
+    positions = list(positions)
+    for rules in {p.rules for p in positions}:
+        check(rules)
+    workers = max(1, min(threads or default_threads(), len(positions)))
+    if workers == 1:
+        return [solve(p, all_moves) for p in positions]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda p: solve(p, all_moves), positions))
