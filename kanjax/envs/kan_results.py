@@ -81,3 +81,14 @@ class KanResults:
             "points_mukankei": int(facts["points"][1]),
             "outcome": ks.OUTCOME_NAMES[int(facts["outcome"])],
         }
+
+    def deal_rows(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """`deal_row`'s columns of several deals (facts stacked), in array operations."""
+        kankei = np.asarray(facts["kankei"], bool)
+        return {
+            "round": facts["round"], "deal": facts["deal"], "dealer": facts["dealer"],
+            "trump": facts["trump"],
+            "kankei": [np.flatnonzero(k) for k in kankei],
+            "points_kankei": facts["points"][:, 0], "points_mukankei": facts["points"][:, 1],
+            "outcome": np.asarray(ks.OUTCOME_NAMES, object)[facts["outcome"]].tolist(),
+        }
