@@ -94,10 +94,10 @@ def dense(sparse: net.Sparse, size: int) -> np.ndarray:
 
 def test_gonin_sparse_features_are_the_features_and_the_network_plays_the_same_moves():
     env = kanjax.make("gonin_kan", n_rounds=1)
-    states = jax.vmap(make_trajectory(env), in_axes=(0, None, None))(
-        jax.vmap(lambda g: game_key(jax.random.PRNGKey(7), g))(jnp.arange(8)),
-        jnp.zeros(env.max_steps, jnp.int32), 0).states
-    states = jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), states)
+    play = make_trajectory(env)  # 8 random matches
+    states = jax.tree.map(lambda *x: jnp.concatenate(x), *(
+        play(game_key(jax.random.PRNGKey(7), g), jnp.zeros(env.max_steps, jnp.int32), 0).states
+        for g in range(8)))
     on = np.flatnonzero(~np.asarray(states.terminated | states.truncated))
     obs = jax.vmap(env.observe)(states, jnp.maximum(states.current_player, 0))[on]
     masks = states.legal_action_mask[on]
