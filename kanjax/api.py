@@ -333,6 +333,15 @@ class Env(abc.ABC):
         `deal_columns` (a dict with exactly those keys; Python values, e.g. outcome names)."""
         raise NotImplementedError(f"{self.name}: no deal rows")
 
+    def deal_rows(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """Several finished deals' `deal_facts` (numpy, stacked on a leading axis of deals)
+        as the `deal_columns`: name -> one value a deal (a list or a numpy array), the
+        values `deal_row` gives; by default `deal_row` deal by deal (a game may do it in
+        array operations)."""
+        k = len(facts["counted"])
+        rows = [self.deal_row({name: v[d] for name, v in facts.items()}) for d in range(k)]
+        return {name: [r[name] for r in rows] for name, _ in self.deal_columns}
+
     def deal_tally(self, before: State, after: State) -> Array:
         """int32 counts of how the deal that the step `before` -> `after` finished ended
         (jittable, unbatched; zeros where no deal ended), summed by `kanjax simulate` and

@@ -89,12 +89,15 @@ def _measure(base: TournamentConfig, mode: str, actors: int | None = None) -> di
                 "games_per_second": round(timed.rate(warm), 1)}
 
 
-def bench_neural(deals: int = 96, host_deals: int = 24, chunk_size: int = 128,
+def bench_neural(deals: int = 256, host_deals: int = 64, chunk_size: int = 128,
                  actors: int | None = None) -> dict:
     """The example's network against the heuristic bot: as a `jax` bot in process and
     through Ray (`deals` deal seeds), and as a one-move-at-a-time `python` bot in process
     (`host_deals` deal seeds: it is slow; at least two chunks, the first one not timed);
-    chunks of `chunk_size` games for both (a batch of 128 is what a batched bot is for)."""
+    chunks of `chunk_size` games for both (a batch of 128 is what a batched bot is for).
+    A deal seed is 10 games (2 bots, 5 seats): by default 20 chunks and 5 chunks, the rates
+    over the last 19 and 4 (a rate over one chunk of a few seconds moved by 1.5x with the
+    other load of a shared machine)."""
     _example_on_path()
     base = dataclasses.replace(parse_config(NEURAL, "bench_tournament.NEURAL"), deals=deals,
                                chunk_size=chunk_size)

@@ -1,11 +1,12 @@
 """Playing one chunk of a tournament: its games as one jitted, vmapped call.
 
 A `ChunkPlayer` compiles once for its config (batch padded to a number of whole chunks: one
-on a CPU, more on a GPU) and turns chunks of planned games into rows of the `games`, `seats`
-and `deals` tables, chunk by chunk. The games of one duplicate group share a game key, so
-they get the same deals (`kanjax.rollout` keys chance by the deal). A finished deal is
-recorded through the env's views: `deal_facts` inside the jitted loop (up to `max_deals` of
-them a game), `deal_row` for its row.
+on a CPU, more on a GPU) and turns chunks of planned games into their `games`, `seats` and
+`deals` tables (pyarrow, built column by column from the batch's arrays), chunk by chunk.
+The games of one duplicate group share a game key, so they get the same deals
+(`kanjax.rollout` keys chance by the deal). A finished deal is recorded through the env's
+views: `deal_facts` inside the jitted loop (up to `max_deals` of them a game), `deal_rows`
+(by default `deal_row` deal by deal) for its columns.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pyarrow as pa
 
 import kanjax
 from kanjax.bots import make_heuristic, make_random, uniform_random
@@ -23,6 +25,7 @@ from tournaments.bots import BotFault
 from tournaments.config import BotSpec, TournamentConfig
 from tournaments.plan import PlannedGame
 from tournaments.policies import bind, load_params, make_policy
+from tournaments.schema import GAMES, SEATS, deals_schema
 
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, bot kinds)
@@ -84,6 +87,7 @@ class ChunkPlayer:
         self._params = tuple(jax.device_put(load_params(b.params)) if b.params else None
                              for b in cfg.bots)
         self.max_deals = env.max_deals
+        self._root = jax.random.PRNGKey(cfg.seed)  # the games' keys derive from it
         self.config_hash = cfg.config_hash()
         self.forfeit_score = env.worst_score if cfg.forfeit_score is None else cfg.forfeit_score
         # Players of the same game, flags and bots (a jax bot: its target) share compiled
@@ -165,9 +169,9 @@ class ChunkPlayer:
 
     # ---- chunks ------------------------------------------------------------------------
     def play(self, work: list[tuple[int, list[PlannedGame]]]
-             ) -> list[tuple[int, dict[str, list[dict]]]]:
-        """Each chunk (first game id, games) of `work` with its rows of the `games`, `seats`
-        and `deals` tables; the chunks play as one batch (at most `batch` games)."""
+             ) -> list[tuple[int, dict[str, pa.Table]]]:
+        """Each chunk (first game id, games) of `work` with its `games`, `seats` and `deals`
+        tables; the chunks play as one batch (at most `batch` games)."""
         games = [g for _, chunk in work for g in chunk]
         out, reasons = self._play_games(games)
         done, start = [], 0
@@ -182,9 +186,9 @@ class ChunkPlayer:
     def _play_games(self, games: list[PlannedGame]) -> tuple[dict, dict[int, str]]:
         """(outputs, forfeit reasons by game index) of these games, as one batch."""
         padded = games + [games[-1]] * (self.batch - len(games))  # one compiled batch size
-        root = jax.random.PRNGKey(self.cfg.seed)
-        gkeys = _game_keys(root, np.asarray([g.deal_seed for g in padded], np.uint32))
-        seating = jnp.asarray([g.bots for g in padded], jnp.int32)
+        gkeys = _game_keys(self._root, np.asarray([g.deal_seed for g in padded], np.uint32))
+        seating = np.asarray([g.bots for g in padded], np.int32)  # (a list to a jax array:
+        # 3 ms a 128-game chunk; numpy goes to the jitted calls as it is)
         if self.host or self.pimc:
             return self._play_on_host(gkeys, seating, len(games))
         return jax.tree.map(np.asarray, self._run(self._params, gkeys, seating)), {}
@@ -193,7 +197,7 @@ class ChunkPlayer:
         """The host loop for games with Python / external / PIMC bots; returns (outputs,
         forfeit reasons by game index)."""
         carry = self._start(gkeys)
-        seats = np.asarray(seating)
+        seats, seating = seating, jax.device_put(seating)  # on the device once, not a step
         reasons: dict[int, str] = {}
         for _ in range(self.env.max_steps):
             s = carry["state"]
@@ -229,39 +233,48 @@ class ChunkPlayer:
             bot.close()
 
     def _rows(self, chunk: int, games: list[PlannedGame], out: dict,
-              reasons: dict[int, str]) -> dict[str, list[dict]]:
-        env, names = self.env, [b.name for b in self.cfg.bots]
-        n_roles = len(env.role_names)
-        flags = json.dumps(self.cfg.flags, sort_keys=True)
-        rows: dict[str, list[dict]] = {"games": [], "seats": [], "deals": []}
-        for i, g in enumerate(games):
-            bots = [names[b] for b in g.bots]
-            nd = min(int(out["ndeals"][i]), self.max_deals)
-            steps = int(out["steps"][i])
-            forfeit = int(out["forfeit"][i])
-            scores, reason = self._scored(out["returns"][i], forfeit, bots,
-                                          int(out["actions"][i][steps - 1]), reasons.get(i, ""))
-            rows["games"].append({
-                "game_id": g.game_id, "group": g.group, "rotation": g.rotation, "chunk": chunk,
-                "seed": g.deal_seed, "config_hash": self.config_hash, "game": self.cfg.game,
-                "flags": flags, "bots": bots, "scores": scores.tolist(),
-                "steps": steps, "truncated": bool(out["truncated"][i]),
-                "forfeit": forfeit, "forfeit_reason": reason,
-                "actions": out["actions"][i][:steps].tolist(),
-            })
-            facts = {k: v[i][:nd] for k, v in out["rows"].items()}
-            for d in range(nd):
-                rows["deals"].append({
-                    "game_id": g.game_id, "deal_index": d, "side": facts["side"][d].tolist(),
-                    "role": facts["role"][d].tolist(), "won": facts["won"][d].tolist(),
-                    "counted": bool(facts["counted"][d]),
-                    **env.deal_row({k: v[d] for k, v in facts.items()}),
-                })
-            rows["seats"] += [{"game_id": g.game_id, "group": g.group, "rotation": g.rotation,
-                               "player": p, "bot": bot, "score": float(scores[p]), **seat}
-                              for p, (bot, seat) in enumerate(zip(
-                                  bots, _seat_deals(facts, n_roles), strict=True))]
-        return rows
+              reasons: dict[int, str]) -> dict[str, pa.Table]:
+        """The chunk's `games`, `seats` and `deals` tables (`tournaments.schema`), built
+        column by column from the batch's arrays (rows as Python dicts cost a 128-game
+        chunk of the example's network about a tenth of its time)."""
+        env, cfg = self.env, self.cfg
+        n, players = len(games), env.num_players
+        names = np.asarray([b.name for b in cfg.bots], object)
+        plan = np.asarray([(g.game_id, g.group, g.rotation, g.deal_seed) for g in games],
+                          np.int64).reshape(n, 4)
+        game_id, group, rotation, seed = plan.T
+        bots = names[np.asarray([g.bots for g in games], np.int64).reshape(n, players)]
+        steps = out["steps"].astype(np.int32)
+        forfeit = out["forfeit"].astype(np.int8)
+        scores = out["returns"].astype(np.float64)
+        why = [""] * n
+        for i in np.flatnonzero(forfeit >= 0):
+            scores[i], why[i] = self._scored(
+                out["returns"][i], int(forfeit[i]), bots[i].tolist(),
+                int(out["actions"][i][steps[i] - 1]), reasons.get(int(i), ""))
+        for i, reason in reasons.items():  # a host bot's fault ends its game in a forfeit
+            why[i] = why[i] or reason
+        played = np.arange(out["actions"].shape[1]) < steps[:, None]
+        games_table = pa.Table.from_arrays([
+            pa.array(game_id), pa.array(group), pa.array(rotation, pa.int32()),
+            pa.array(np.full(n, chunk, np.int32)), pa.array(seed),
+            pa.array([self.config_hash] * n, pa.string()),
+            pa.array([cfg.game] * n, pa.string()),
+            pa.array([json.dumps(cfg.flags, sort_keys=True)] * n, pa.string()),
+            _lists(pa.array(bots.reshape(-1), pa.string()), np.full(n, players)),
+            _lists(pa.array(scores.reshape(-1)), np.full(n, players)),
+            pa.array(steps), pa.array(out["truncated"].astype(bool)), pa.array(forfeit),
+            pa.array(why, pa.string()),
+            _lists(pa.array(out["actions"][played].astype(np.int16)), steps),
+        ], schema=GAMES)
+        facts = {k: v[:n] for k, v in out["rows"].items()}  # [game, deal, ...]
+        nd = np.minimum(out["ndeals"].astype(np.int64), self.max_deals)
+        done = np.arange(self.max_deals) < nd[:, None]  # [game, deal]: a finished deal
+        deals = _deal_table(env, facts, done, game_id)
+        return {"games": games_table,
+                "seats": _seat_table(facts, done, len(env.role_names), game_id, group,
+                                     rotation, bots, scores),
+                "deals": deals}
 
     def _scored(self, returns: np.ndarray, forfeit: int, bots: list[str], last: int,
                 reason: str) -> tuple[np.ndarray, str]:
@@ -276,19 +289,62 @@ class ChunkPlayer:
         return scores, reason or f"{bots[forfeit]}: illegal: action {name} is not legal here"
 
 
-def _seat_deals(facts: dict[str, np.ndarray], n_roles: int) -> list[dict]:
-    """Each player's `seats` columns of his game's finished deals (`deal_facts`, stacked):
-    counted deals, his side and role when constant, deals and deals won by role (one array
-    operation for all players: per player and role, the host time of a chunk showed)."""
-    counted, role, side = facts["counted"], facts["role"], facts["side"]
-    by_role = (role[..., None] == np.arange(n_roles)) & counted[:, None, None]  # [d, p, r]
-    deals, won = by_role.sum(0), (by_role & facts["won"][..., None]).sum(0)
-    rows = []
-    for p in range(role.shape[1]):
-        roles = {int(r) for r in role[counted, p]}
-        sides = {int(x) for x in side[:, p]}
-        rows.append({"deals": int(counted.sum()),
-                     "side": min(sides) if len(sides) == 1 else -1,
-                     "role": min(roles) if len(roles) == 1 else -1,
-                     "deals_by_role": deals[p].tolist(), "won_by_role": won[p].tolist()})
-    return rows
+def _lists(values: pa.Array, lengths: np.ndarray) -> pa.ListArray:
+    """A list column: consecutive runs of `values` of these `lengths`, one a row."""
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def _seat_table(facts: dict[str, np.ndarray], done: np.ndarray, n_roles: int,
+                game_id: np.ndarray, group: np.ndarray, rotation: np.ndarray,
+                bots: np.ndarray, scores: np.ndarray) -> pa.Table:
+    """The `seats` rows (a game's players in order) from the games' `deal_facts` [game,
+    deal, ...], `done` [game, deal] marking the finished deals: each player's counted deals,
+    his side and role when constant, deals and deals won by role."""
+    n, players = bots.shape
+    counted = facts["counted"] & done  # [g, d]
+    role, side = facts["role"].astype(np.int64), facts["side"].astype(np.int64)  # [g, d, p]
+    by_role = (role[..., None] == np.arange(n_roles)) & counted[..., None, None]  # [g,d,p,r]
+    by_deals = by_role.sum(1, dtype=np.int32)  # [g, p, r]
+    won = (by_role & facts["won"][..., None]).sum(1, dtype=np.int32)
+
+    def constant(x: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """Per game and player, x's value over the deals `where` marks when it is the same
+        in all of them (and they are some), else -1."""
+        big = np.iinfo(np.int64).max
+        low = np.where(where[..., None], x, big).min(1)
+        high = np.where(where[..., None], x, -big).max(1)
+        return np.where(low == high, low, -1).astype(np.int8)
+
+    def each(x: np.ndarray) -> np.ndarray:  # a per-game value on each of its seats
+        return np.repeat(x, players)
+
+    return pa.Table.from_arrays([
+        pa.array(each(game_id)), pa.array(each(group)), pa.array(each(rotation), pa.int32()),
+        pa.array(np.tile(np.arange(players, dtype=np.int8), n)),
+        pa.array(bots.reshape(-1), pa.string()), pa.array(scores.reshape(-1)),
+        pa.array(each(counted.sum(1, dtype=np.int32))),
+        pa.array(constant(side, done).reshape(-1)), pa.array(constant(role, counted).reshape(-1)),
+        _lists(pa.array(by_deals.reshape(-1)), np.full(n * players, n_roles)),
+        _lists(pa.array(won.reshape(-1)), np.full(n * players, n_roles)),
+    ], schema=SEATS)
+
+
+def _deal_table(env, facts: dict[str, np.ndarray], done: np.ndarray,
+                game_id: np.ndarray) -> pa.Table:
+    """The `deals` rows (a game's deals in order) of the finished deals (`done` [game,
+    deal]) from their `deal_facts` [game, deal, ...]: the common columns and the game's own
+    (`Env.deal_rows`)."""
+    mine = {k: v[done] for k, v in facts.items()}  # [deal, ...]
+    k, players = mine["side"].shape
+    schema = deals_schema(env.deal_columns)
+    own = env.deal_rows(mine)
+    return pa.Table.from_arrays([
+        pa.array(np.broadcast_to(game_id[:, None], done.shape)[done]),
+        pa.array(np.nonzero(done)[1].astype(np.int32)),
+        _lists(pa.array(mine["side"].reshape(-1).astype(np.int8)), np.full(k, players)),
+        _lists(pa.array(mine["role"].reshape(-1).astype(np.int8)), np.full(k, players)),
+        _lists(pa.array(mine["won"].reshape(-1).astype(bool)), np.full(k, players)),
+        pa.array(mine["counted"].astype(bool)),
+        *(pa.array(own[name], schema.field(name).type) for name, _ in env.deal_columns),
+    ], schema=schema)

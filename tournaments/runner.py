@@ -204,17 +204,18 @@ class _GroupScores:
         self.sums: dict[int, dict[str, list[float]]] = defaultdict(
             lambda: defaultdict(lambda: [0.0, 0]))
 
-    def add(self, seats: list[dict], games: list[dict]) -> list[int]:
-        """Add a chunk's rows; returns the groups it completed."""
-        for row in seats:
-            acc = self.sums[row["group"]][row["bot"]]
-            acc[0] += row["score"]
+    def add(self, seats: pa.Table, games: pa.Table) -> list[int]:
+        """Add a chunk's `seats` and `games` tables; returns the groups it completed."""
+        for group, bot, score in zip(*(seats.column(c).to_pylist()
+                                       for c in ("group", "bot", "score")), strict=True):
+            acc = self.sums[group][bot]
+            acc[0] += score
             acc[1] += 1
         done = []
-        for row in games:
-            self.seen[row["group"]] += 1
-            if self.seen[row["group"]] == self.expected[row["group"]]:
-                done.append(row["group"])
+        for group in games.column("group").to_pylist():
+            self.seen[group] += 1
+            if self.seen[group] == self.expected[group]:
+                done.append(group)
         return done
 
     def diff(self, group: int, a: str, b: str) -> float:
@@ -283,8 +284,7 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
             for first, rows in executor.run((c[0].game_id, c) for c in chunks
                                             if not (verdict and verdict["verdict"] != "continue")
                                             and not stop.is_set()):
-                store.write_chunk(first, {k: pa.Table.from_pylist(v, schema=schemas[k])
-                                          for k, v in rows.items()})
+                store.write_chunk(first, rows)
                 run += 1
                 stored_games += len(rows["games"])
                 if shown:
@@ -323,10 +323,9 @@ def _resume_sprt(cfg: TournamentConfig, store: Store, groups: _GroupScores) -> d
     """The SPRT state of the games already stored (a resumed `ab` run)."""
     import pyarrow.dataset as ds
 
-    games = ds.dataset(store.root / "games").to_table(columns=["game_id", "group"])
-    seats = ds.dataset(store.root / "seats").to_table()
-    return _update_sprt(cfg, groups, {"seats": seats.to_pylist(), "games": games.to_pylist()},
-                        None)
+    games = ds.dataset(store.root / "games").to_table(columns=["group"])
+    seats = ds.dataset(store.root / "seats").to_table(columns=["group", "bot", "score"])
+    return _update_sprt(cfg, groups, {"seats": seats, "games": games}, None)
 
 
 class LocalExecutor:
@@ -461,7 +460,7 @@ class _ChunkActor:
 
         return os.getpid()
 
-    def play(self, work: Work) -> list[tuple[int, dict[str, list[dict]]]]:
+    def play(self, work: Work) -> list[tuple[int, dict[str, pa.Table]]]:
         return self.player.play(work)
 
     def close(self) -> None:

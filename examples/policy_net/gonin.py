@@ -69,38 +69,78 @@ def relative(env: kanjax.Env) -> Callable[[Array], Array]:
     return view
 
 
-def features(env: kanjax.Env) -> net.Features:
-    """Observation -> float32[858] features of the relative view (see the module doc)."""
-    sl, see = env.obs_slices(), relative(env)
+def _encoding(env: kanjax.Env) -> dict:
+    """The constants of `features` and `sparse_features`."""
+    sl = env.obs_slices()
     low, high = env.observation_spec().bounds()
     element = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in ONE_HOT]
                              + [[sl["signal"].start]])  # the signal's form
     lo = np.append(low[element[:-1]], SIGNAL_FORMS[0])
     hi = np.append(high[element[:-1]], SIGNAL_FORMS[1])
-    slot = np.repeat(element, hi - lo + 1)  # the element of each one-hot slot
-    code = np.concatenate([np.arange(a, b + 1) for a, b in zip(lo, hi, strict=True)])
     scaled = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in SCALED])
-    scale = 1.0 / high[scaled]
-    named = np.r_[sl["nijuu"].start + 1:sl["nijuu"].stop, sl["signal"].start + 1:
-                  sl["signal"].stop]  # card ids (-1: none)
+    n_cards = (sl["cards"].stop - sl["cards"].start) // 4
+    return {
+        "sl": sl, "element": element, "lo": lo, "hi": hi, "n_cards": n_cards,
+        "slot": np.repeat(element, hi - lo + 1),  # the element of each one-hot slot
+        "code": np.concatenate([np.arange(a, b + 1) for a, b in zip(lo, hi, strict=True)]),
+        # the first one-hot slot of each element, counted from the first feature
+        "first": n_cards * (PLACES + 1) + np.concatenate([[0], np.cumsum(hi - lo + 1)[:-1]]),
+        "scaled": scaled, "scale": 1.0 / high[scaled],
+        "named": np.r_[sl["nijuu"].start + 1:sl["nijuu"].stop, sl["signal"].start + 1:
+                       sl["signal"].stop],  # card ids (-1: none)
+    }
+
+
+def _places(sl: dict, x: Array) -> Array:
+    """Each card's place (0..PLACES-1; -1: unseen) in the relative view `x`."""
+    cards = x[sl["cards"]].reshape(-1, 4)
+    hand, by, taker = cards[:, 0] > 0, cards[:, 1], cards[:, 3]
+    return jnp.where(hand, 0, jnp.where(taker >= 0, 6 + taker, jnp.where(by >= 0, 1 + by, -1)))
+
+
+def features(env: kanjax.Env) -> net.Features:
+    """Observation -> float32[858] features of the relative view (see the module doc)."""
+    c, see = _encoding(env), relative(env)
 
     def feats(observation: Array) -> Array:
         x = see(observation).astype(jnp.int32)
-        cards = x[sl["cards"]].reshape(-1, 4)
-        hand, by, taker = cards[:, 0] > 0, cards[:, 1], cards[:, 3]
-        place = jnp.where(hand, 0, jnp.where(taker >= 0, 6 + taker,
-                                             jnp.where(by >= 0, 1 + by, -1)))
-        mark = jnp.any(jnp.arange(len(cards))[:, None] == x[named], axis=1)
+        place = _places(c["sl"], x)
+        mark = jnp.any(jnp.arange(c["n_cards"])[:, None] == x[c["named"]], axis=1)
         hot = jnp.concatenate([(place[:, None] == jnp.arange(PLACES)).reshape(-1), mark,
-                               x[slot] == code])
-        return jnp.concatenate([hot.astype(jnp.float32), x[scaled] * scale])
+                               x[c["slot"]] == c["code"]])
+        return jnp.concatenate([hot.astype(jnp.float32), x[c["scaled"]] * c["scale"]])
+
+    return feats
+
+
+def sparse_features(env: kanjax.Env) -> Callable[[Array], net.Sparse]:
+    """Observation -> `features` as `net.Sparse`: the indices of its ones (about 67 of 858;
+    -1: none) and its last, scaled, values. The network's first layer then adds up the
+    weight rows of the ones instead of multiplying the whole vector (the same greedy
+    actions, measured; a float sum in another order could turn a near-tie)."""
+    c, see = _encoding(env), relative(env)
+    named = len(c["named"])
+    earlier = np.tril(np.ones((named, named), bool), -1)  # [j, k]: k named before j
+
+    def feats(observation: Array) -> net.Sparse:
+        x = see(observation).astype(jnp.int32)
+        place = _places(c["sl"], x)
+        cards = jnp.where(place >= 0, jnp.arange(c["n_cards"]) * PLACES + place, -1)
+        card = x[c["named"]]  # a card named twice is one mark
+        twice = jnp.any(earlier & (card[:, None] == card[None, :]), axis=1)
+        marks = jnp.where((card >= 0) & ~twice, c["n_cards"] * PLACES + card, -1)
+        v = x[c["element"]]
+        fields = jnp.where((c["lo"] <= v) & (v <= c["hi"]), c["first"] + v - c["lo"], -1)
+        return net.Sparse(jnp.concatenate([cards, marks, fields]).astype(jnp.int32),
+                          (x[c["scaled"]] * c["scale"]).astype(jnp.float32))
 
     return feats
 
 
 def make_policy(env: kanjax.Env):
-    """The greedy policy `(params, key, observation, legal_mask) -> action`."""
-    return net.make_policy(env, features(env))
+    """The greedy policy `(params, key, observation, legal_mask) -> action` (on
+    `sparse_features`)."""
+    return net.make_policy(env, sparse_features(env))
 
 
 def make_sampling_policy(env: kanjax.Env):

@@ -12,6 +12,7 @@ draws it from their softmax.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +25,16 @@ Params = dict[str, dict[str, Array]]  # layer index ("0", "1", ...) -> {"w", "b"
 ONE_HOT_MAX = 16  # an element with at most this many values is one-hot encoded
 
 
-Features = Callable[[Array], Array]  # observation -> float32 features
+class Sparse(NamedTuple):
+    """Features of 0s and 1s then a few other values, by the indices of their ones: the
+    features are `zeros(n)` with 1 at each of `hot` (-1: none, and no index twice) and
+    `dense` as the last `len(dense)`."""
+
+    hot: Array  # int32[k]
+    dense: Array  # float32[d]
+
+
+Features = Callable[[Array], Array | Sparse]  # observation -> float32 features
 
 
 def features(env: kanjax.Env) -> Features:
@@ -60,9 +70,16 @@ def init_params(env: kanjax.Env, key: Array, hidden: Sequence[int] = (128, 128),
             for i, (k, m, n) in enumerate(zip(keys, sizes[:-1], sizes[1:], strict=True))}
 
 
-def logits(params: Params, x: Array) -> Array:
-    """The MLP (ReLU between layers) on features `x` (any leading axes)."""
+def logits(params: Params, x: Array | Sparse) -> Array:
+    """The MLP (ReLU between layers) on features `x` (any leading axes; `Sparse`: one
+    observation's): on `Sparse` ones the first layer adds up the weight rows of the ones."""
     layers = [params[str(i)] for i in range(len(params))]
+    if isinstance(x, Sparse):
+        w = jnp.asarray(layers[0]["w"])
+        on = (x.hot >= 0).astype(w.dtype)
+        x = jax.nn.relu(on @ w[jnp.maximum(x.hot, 0)] + x.dense @ w[-x.dense.shape[-1]:]
+                        + layers[0]["b"])
+        layers = layers[1:]
     for layer in layers[:-1]:
         x = jax.nn.relu(x @ layer["w"] + layer["b"])
     return x @ layers[-1]["w"] + layers[-1]["b"]

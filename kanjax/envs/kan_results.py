@@ -23,6 +23,7 @@ from kanjax.jaxutil import Array
 
 KANKEI, MUKANKEI = 0, 1  # role (and side) indices
 _KANKEI_WINS = np.isin(np.arange(ks.NUM_OUTCOMES), ks.KANKEI_WINS)  # by outcome
+_PLAYERS_OF = [[p for p in range(6) if m >> p & 1] for m in range(1 << 6)]  # by bit mask
 
 
 class KanResults:
@@ -80,4 +81,16 @@ class KanResults:
             "points_kankei": int(facts["points"][0]),
             "points_mukankei": int(facts["points"][1]),
             "outcome": ks.OUTCOME_NAMES[int(facts["outcome"])],
+        }
+
+    def deal_rows(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """`deal_row`'s columns of several deals (facts stacked), in array operations."""
+        kankei = np.asarray(facts["kankei"], bool)
+        return {
+            "round": facts["round"], "deal": facts["deal"], "dealer": facts["dealer"],
+            "trump": facts["trump"],
+            "kankei": [_PLAYERS_OF[m] for m in (kankei @ (1 << np.arange(kankei.shape[1]))
+                                                 ).tolist()],
+            "points_kankei": facts["points"][:, 0], "points_mukankei": facts["points"][:, 1],
+            "outcome": np.asarray(ks.OUTCOME_NAMES, object)[facts["outcome"]].tolist(),
         }

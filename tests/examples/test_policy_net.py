@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pyarrow.dataset as ds
@@ -14,7 +15,9 @@ import pytest
 
 import kanjax
 from examples.policy_net import gonin, net, train_gonin
+from kanjax.rollout import game_key, make_trajectory
 from tournaments.config import load_config, parse_config
+from tournaments.policies import load_params
 from tournaments.runner import run_tournament
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "policy_net"
@@ -77,6 +80,43 @@ def test_gonin_features_place_each_card_relative_to_the_observer():
     header = x[53 * (gonin.PLACES + 1):]
     elements = sum(sl[k].stop - sl[k].start for k in gonin.ONE_HOT) + 1  # + the signal form
     assert header.sum() == elements  # one slot an element, the scaled ones at 0
+
+
+def dense(sparse: net.Sparse, size: int) -> np.ndarray:
+    """The features that `net.Sparse` features stand for."""
+    x = np.zeros(size, np.float32)
+    hot = np.asarray(sparse.hot)
+    assert len(set(hot[hot >= 0])) == (hot >= 0).sum()  # no index twice
+    x[hot[hot >= 0]] = 1.0
+    x[size - len(sparse.dense):] = np.asarray(sparse.dense)
+    return x
+
+
+def test_gonin_sparse_features_are_the_features_and_the_network_plays_the_same_moves():
+    env = kanjax.make("gonin_kan", n_rounds=1)
+    play = make_trajectory(env)  # 8 random matches
+    states = jax.tree.map(lambda *x: jnp.concatenate(x), *(
+        play(game_key(jax.random.PRNGKey(7), g), jnp.zeros(env.max_steps, jnp.int32), 0).states
+        for g in range(8)))
+    on = np.flatnonzero(~np.asarray(states.terminated | states.truncated))
+    obs = jax.vmap(env.observe)(states, jnp.maximum(states.current_player, 0))[on]
+    masks = states.legal_action_mask[on]
+    sl = env.obs_slices()
+    twice = obs[0].at[sl["nijuu"].start + 1].set(5).at[sl["signal"].start + 1].set(5)
+    obs = jnp.concatenate([obs, twice[None]])  # card 5 named in the exchange and the signal
+    masks = jnp.concatenate([masks, masks[:1]])
+    feats, sparse = gonin.features(env), gonin.sparse_features(env)
+    want = np.asarray(jax.vmap(feats)(obs))
+    got = jax.vmap(sparse)(obs)
+    assert len(obs) > 300
+    for i in range(len(obs)):
+        assert np.array_equal(dense(jax.tree.map(lambda x, i=i: x[i], got), 858), want[i])
+    params = load_params(EXAMPLE / "gonin_net.npz")
+    policies = [jax.vmap(p, in_axes=(None, None, 0, 0)) for p in (
+        net.make_policy(env, feats), gonin.make_policy(env))]
+    key = jax.random.PRNGKey(0)
+    first, second = (np.asarray(p(params, key, obs, masks)) for p in policies)
+    assert np.array_equal(first, second)
 
 
 def test_a_move_is_weighed_by_its_movers_rewards_from_then_on():
