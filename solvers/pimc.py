@@ -44,19 +44,40 @@ from kanjax.bots.heuristic import POINT, make_heuristic
 from kanjax.envs import kan_spec as ks
 from kanjax.envs.dealing import ring_positions
 from kanjax.envs.kan import JK, PLAY, KanEnv
-from solvers import api, convert, search
+from solvers import api, convert, pimc_dbf, search
 from solvers import reference as ref
 from solvers.cpu import backend as cpu
 from solvers.position import Position
 from solvers.sampling import make_sampler
 
-GAMES = ("gonin_kan", "yonin_kan", "gambari_kan")  # the games the bot plays
+KAN_GAMES = ("gonin_kan", "yonin_kan", "gambari_kan")  # the games `Pimc` plays
 JAX_GAMES = ("gonin_kan",)  # ... on the batched JAX search (its problems are Gonin Kan's)
+GAMES = KAN_GAMES + pimc_dbf.GAMES  # the games a PIMC bot (`make_bot`) plays
+
+
+def unsupported(env: Env) -> str:
+    """Why no PIMC bot plays `env` ("" if one does): a game not in `GAMES`, or Da Bai Fen
+    flags `pimc_dbf` does not take."""
+    if env.name not in GAMES:
+        return f"pimc bots play {', '.join(GAMES)} only, not {env.name!r}"
+    if env.name in pimc_dbf.GAMES:
+        why = pimc_dbf.unsupported(env)
+        return f"pimc bots: {why}" if why else ""
+    return ""
 
 
 def supports(env: Env) -> bool:
-    """Whether the bot plays `env`'s game (`GAMES`)."""
-    return env.name in GAMES
+    """Whether a PIMC bot plays `env` (`unsupported`)."""
+    return not unsupported(env)
+
+
+def make_bot(env: Env, samples: int = 16, budget: int | None = None,
+             max_cards: int | None = None):
+    """The PIMC bot of `env`'s game: `Pimc` (the Kan games) or `pimc_dbf.PimcDbf` (Da Bai
+    Fen, CPU search), each with `decide(keys, obs, masks, active)` and `policy`."""
+    if env.name in pimc_dbf.GAMES:
+        return pimc_dbf.PimcDbf(env, samples=samples, budget=budget, max_cards=max_cards)
+    return Pimc(env, samples=samples, budget=budget, max_cards=max_cards)
 
 
 MAX_MOVES = 13  # trick-play moves of a hand: 10 cards, or 9 cards and 4 JK leads
@@ -225,9 +246,9 @@ class Pimc:
     def __init__(self, env: KanEnv, samples: int = 16, budget: int | None = None,
                  max_cards: int | None = None, lanes: int = 128, tries: int = 8,
                  backend: str = "auto", threads: int | None = None) -> None:
-        if not supports(env):
+        if env.name not in KAN_GAMES:
             raise ValueError(f"PIMC bot: {env.name!r} is not supported; games: "
-                             f"{', '.join(GAMES)}")
+                             f"{', '.join(KAN_GAMES)} (Da Bai Fen: `make_bot`)")
         rules = convert.rules_of(env)
         if backend not in api.BACKENDS:
             raise ValueError(f"backend {backend!r}: want one of {', '.join(api.BACKENDS)}")

@@ -339,8 +339,7 @@ def _kind_problem(kind: str, env: kanjax.Env) -> str:
     if kind == "pimc":
         from solvers import pimc
 
-        if not pimc.supports(env):
-            return f"pimc bots play {', '.join(pimc.GAMES)} only, not {env.name!r}"
+        return pimc.unsupported(env)
     return ""
 
 

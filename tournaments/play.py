@@ -36,14 +36,14 @@ _game_keys = jax.jit(jax.vmap(game_key, in_axes=(None, 0)))
 
 
 def pimc_bot(spec: BotSpec, env, flags: dict):
-    """The (shared) `solvers.pimc.Pimc` of a pimc bot spec."""
+    """The (shared) PIMC bot of a pimc bot spec (`solvers.pimc.make_bot`: the game's)."""
     key = (env.name, json.dumps(flags, sort_keys=True), spec.samples, spec.budget,
            spec.max_cards)
     if key not in _PIMC:
-        from solvers.pimc import Pimc
+        from solvers.pimc import make_bot
 
-        _PIMC[key] = Pimc(env, samples=spec.samples, budget=spec.budget,
-                          max_cards=spec.max_cards)
+        _PIMC[key] = make_bot(env, samples=spec.samples, budget=spec.budget,
+                              max_cards=spec.max_cards)
     return _PIMC[key]
 
 

@@ -907,11 +907,19 @@ class DbfEnv(MatchEnv):
             raise ValueError(f"{self.name}: dun_points_protected (DBF-V9) is not described by "
                              "the solvers' rules")
         g = self._trick_slots(state)
-        R, T = int(g["R"]), int(g["T"])
+        kitty = np.asarray(state._loc) == ds.LOC_KITTY
+        return self.hand_rules(int(g["R"]), int(g["T"]), int(POINTS[kitty].sum()))
+
+    def hand_rules(self, R: int, T: int, kitty_points: int) -> dict[str, Any]:
+        """`trick_rules` of a hand of trump level `R` (a level 2..14), trump suit `T` and
+        a kitty worth `kitty_points` (a PIMC bot's layout: its sampled kitty)."""
+        cfg = self.config
+        if cfg.dun_points_protected:
+            raise ValueError(f"{self.name}: dun_points_protected (DBF-V9) is not described by "
+                             "the solvers' rules")
         trump, eff, strength = (np.asarray(x) for x in sj.tables(
             jnp.int32(R), jnp.int32(T), cfg.yuan_zhu))
-        kitty = np.asarray(state._loc) == ds.LOC_KITTY
-        kpts = int(POINTS[kitty].sum())
+        kpts = kitty_points
         quads = (tuple(int(x) for x in np.asarray(sj.quad_values(jnp.int32(R), cfg.yuan_zhu)))
                  if cfg.jilin_dun else ())
         return dict(

@@ -1,5 +1,6 @@
-"""A PIMC bot (solvers.pimc) in a tournament: it decides all its games of a chunk in one
-batched search per step, and every game is stored, none forfeited."""
+"""A PIMC bot (solvers.pimc; Da Bai Fen: solvers.pimc_dbf) in a tournament: it decides all
+its games of a chunk in one batched search per step, and every game is stored, none
+forfeited."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ chunk_size = 10
 output = "{out}"
 
 [flags]
-n_rounds = 1
+{flags}
 
 [bots.pimc]
 kind = "pimc"
@@ -30,10 +31,15 @@ kind = "heuristic"
 """
 
 
-@pytest.mark.parametrize("game, seatings", [("gonin_kan", 10), ("yonin_kan", 4),
-                                            ("gambari_kan", 6)])
-def test_pimc_plays_whole_games(tmp_path, game, seatings):
-    cfg = parse_config(CONFIG.format(out=tmp_path / "out", game=game))
+KAN = "n_rounds = 1"
+DBF = "max_hands = 1"  # one hand (solvers.pimc_dbf)
+
+
+@pytest.mark.parametrize("game, flags, seatings", [
+    ("gonin_kan", KAN, 10), ("yonin_kan", KAN, 4), ("gambari_kan", KAN, 6),
+    ("da_bai_fen", DBF, 4)])
+def test_pimc_plays_whole_games(tmp_path, game, flags, seatings):
+    cfg = parse_config(CONFIG.format(out=tmp_path / "out", game=game, flags=flags))
     result = run_tournament(cfg, local=True, progress=False)
     games = ds.dataset(tmp_path / "out" / "games").to_table().to_pylist()
     assert result.games == len(games) == seatings  # one deal seed under each seating
