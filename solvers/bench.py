@@ -123,42 +123,17 @@ def dbf_positions(deals: int, cards: int, seed: int) -> list[Position]:
     return out
 
 
-def _cpu_dbf_timed(positions: list[Position]) -> dict:
-    """Da Bai Fen hands on the CPU backend (multi-card search), one at a time on one thread,
-    after a warm-up solve (numba's compile or cache load)."""
+def _one_at_a_time(warm_up: Position, positions: list[Position]) -> dict:
+    """The CPU backend on `positions`, one solve at a time on one thread, after solving
+    `warm_up` (its first call: numba's compile or cache load): times, nodes, values."""
     t = time.perf_counter()
-    api.solve(dbf_positions(1, 3, 12345), backend="cpu", threads=1)
+    api.solve([warm_up], backend="cpu", threads=1)
     first = time.perf_counter() - t
     times, sols = [], []
     for p in positions:
         t = time.perf_counter()
         sols += api.solve([p], backend="cpu", threads=1)
         times.append(time.perf_counter() - t)
-    dt = sum(times)
-    nodes = sum(s.nodes for s in sols)
-    return {"deals": len(positions), "first_call_seconds": first, "seconds": dt,
-            "solves_per_s": len(positions) / dt,
-            "p50_seconds": float(np.percentile(times, 50)),
-            "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
-            "nodes_per_s": nodes / dt, "nodes_per_solve": nodes / len(positions),
-            "trick_nodes_per_solve": sum(s.trick_nodes for s in sols) / len(sols),
-            "values": [s.value for s in sols]}
-
-
-def _cpu_timed(positions: list[Position], threads: int) -> dict:
-    """The CPU backend on `positions`: its first call (compile or cache load, on another
-    position), then one solve at a time on one thread, then all on `threads` threads."""
-    t = time.perf_counter()
-    api.solve(whist_positions(1, 5, 12345), backend="cpu", threads=1)
-    first = time.perf_counter() - t
-    times, sols = [], []
-    for p in positions:
-        t = time.perf_counter()
-        sols += api.solve([p], backend="cpu", threads=1)
-        times.append(time.perf_counter() - t)
-    t = time.perf_counter()
-    every = api.solve(positions, backend="cpu", threads=threads)
-    dt_all = time.perf_counter() - t
     dt = sum(times)
     nodes = sum(s.nodes for s in sols)
     return {"first_call_seconds": first, "seconds": dt, "solves_per_s": len(positions) / dt,
@@ -166,9 +141,26 @@ def _cpu_timed(positions: list[Position], threads: int) -> dict:
             "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
             "nodes": nodes, "nodes_per_s": nodes / dt,
             "trick_nodes_per_solve": sum(s.trick_nodes for s in sols) / len(sols),
-            "all_cores_seconds": dt_all, "all_cores_solves_per_s": len(positions) / dt_all,
-            "values": [s.value for s in sols],
-            "agree_all_cores": [s.value for s in every] == [s.value for s in sols]}
+            "values": [s.value for s in sols]}
+
+
+def _cpu_dbf_timed(positions: list[Position]) -> dict:
+    """Da Bai Fen hands on the CPU backend (multi-card search), one at a time on one thread,
+    after a warm-up solve (numba's compile or cache load)."""
+    out = _one_at_a_time(dbf_positions(1, 3, 12345)[0], positions)
+    return out | {"deals": len(positions), "nodes_per_solve": out["nodes"] / len(positions)}
+
+
+def _cpu_timed(positions: list[Position], threads: int) -> dict:
+    """The CPU backend on `positions`: its first call (compile or cache load, on another
+    position), then one solve at a time on one thread, then all on `threads` threads."""
+    out = _one_at_a_time(whist_positions(1, 5, 12345)[0], positions)
+    t = time.perf_counter()
+    every = api.solve(positions, backend="cpu", threads=threads)
+    dt_all = time.perf_counter() - t
+    return out | {"all_cores_seconds": dt_all,
+                  "all_cores_solves_per_s": len(positions) / dt_all,
+                  "agree_all_cores": [s.value for s in every] == out["values"]}
 
 
 def _cpu_gonin_timed(positions: list[Position], threads: int) -> dict:

@@ -224,12 +224,18 @@ def make_sampler(env: KanEnv, samples: int, tries: int = 8) -> Sampler:
 
     def fn(key: Array, obs: Array) -> tuple[Array, Array]:
         con = constraints(env, obs)
-        holders, ok = _attempts(con, key, samples * tries, length)
-        holders = holders.reshape(tries, samples, NC)
-        ok = ok.reshape(tries, samples)
-        pick = holders[tries - 1]
-        for t in range(tries - 2, -1, -1):  # the first successful try (else the last)
-            pick = jnp.where(ok[t][:, None], holders[t], pick)
-        return pick.astype(jnp.int8), jnp.any(ok, axis=0)
+        return first_success(*_attempts(con, key, samples * tries, length), tries)
 
     return fn
+
+
+def first_success(holders: Array, ok: Array, tries: int) -> tuple[Array, Array]:
+    """Of `tries` rounds of attempts (holders int[tries * samples, C], ok bool[tries *
+    samples]), each sample's first successful try, else its last: (holders int8[samples, C],
+    ok bool[samples])."""
+    holders = holders.reshape(tries, -1, holders.shape[-1])
+    ok = ok.reshape(tries, -1)
+    pick = holders[tries - 1]
+    for t in range(tries - 2, -1, -1):
+        pick = jnp.where(ok[t][:, None], holders[t], pick)
+    return pick.astype(jnp.int8), jnp.any(ok, axis=0)

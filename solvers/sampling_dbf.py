@@ -61,6 +61,7 @@ import jax.numpy as jnp
 from kanjax import shengji as sj
 from kanjax.envs import dbf_spec as ds
 from kanjax.envs.da_bai_fen import OBS_HEAD
+from solvers.sampling import first_success
 
 Array = jax.Array
 Sampler = Callable[[Array, Array], tuple[Array, Array]]
@@ -247,12 +248,7 @@ def make_sampler(env, samples: int, tries: int = 8, swaps: int = SWAPS) -> Sampl
 
     def fn(key: Array, obs: Array) -> tuple[Array, Array]:
         con = constraints(env, obs)
-        holders, ok = _attempts(con, key, samples * tries, env.config.jilin_dun, swaps)
-        holders = holders.reshape(tries, samples, NC)
-        ok = ok.reshape(tries, samples)
-        pick = holders[tries - 1]
-        for t in range(tries - 2, -1, -1):  # the first successful try (else the last)
-            pick = jnp.where(ok[t][:, None], holders[t], pick)
-        return pick.astype(jnp.int8), jnp.any(ok, axis=0)
+        return first_success(*_attempts(con, key, samples * tries, env.config.jilin_dun,
+                                        swaps), tries)
 
     return fn

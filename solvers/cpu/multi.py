@@ -186,17 +186,24 @@ def _enum(cmask, ccnt, k0, k1, lo, hi, base, out, bad, n, flag, cnt):
 
 
 @njit(nogil=True, cache=True)
+def _mover(st, params):
+    """(the seat to move at state `st`, his hand, the cards still in play: the hands' and
+    the trick's)."""
+    n = params[P_N]
+    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
+    live = st[S_TCARDS]
+    for s in range(n):
+        live |= st[s]
+    return seat, st[seat], live
+
+
+@njit(nogil=True, cache=True)
 def _gen(st, data, cards, params, merge, out, bad, work):
     """The plays of the seat to move at state `st` into out[:count] (bad: an invalid
     multi-lead, DBF-23); returns count. Merged by rank equivalence with `merge`. `work`:
     int64[3, MAX_CLASSES] work space."""
     suit, rank, pts = data[0], data[1], data[2]
-    n = params[P_N]
-    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
-    hand = st[seat]
-    live = st[S_TCARDS]
-    for s in range(n):
-        live |= st[s]
+    seat, hand, live = _mover(st, params)
     others = live & ~hand
     cmask, ccnt, cnt = work[0], work[1], work[2]
     count = 0
@@ -481,12 +488,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
 def _canonical(st, m, data, cards, params):
     """The play the search tries for play `m` of the seat to move: as many of each class's
     lowest cards (rank equivalence, `_classes`)."""
-    n = params[P_N]
-    seat = (st[S_LEADER] + st[S_NPLAYS]) % n
-    hand = st[seat]
-    live = st[S_TCARDS]
-    for s in range(n):
-        live |= st[s]
+    seat, hand, live = _mover(st, params)
     cmask = np.zeros(MAX_CLASSES, np.int64)
     ccnt = np.zeros(MAX_CLASSES, np.int64)
     k = 0
