@@ -97,25 +97,19 @@ def dbf_positions(deals: int, cards: int, seed: int) -> list[Position]:
     """Random Da Bai Fen hands after the kitty, `cards` cards a hand (the rest of the deck
     played or in the kitty): a random trump level R and suit T (DBF-4..7), leader (seat 0
     or 2's team declaring by the leader's), kitty of six; the side: the opponents (P)."""
+    import kanjax
     from kanjax.envs import dbf_spec as ds
-    from kanjax.reference.da_bai_fen import Ranking
     from solvers.position import Rules
 
+    env = kanjax.make("da_bai_fen")
     rng = random.Random(seed)
     out = []
     for _ in range(deals):
         ids = list(range(ds.NUM_CARDS))
         rng.shuffle(ids)
         R, T, leader = rng.randint(2, 14), rng.randrange(4), rng.randrange(4)
-        rk = Ranking(ds.level_rank(R), T)
         kp = sum(ds.CARD_POINTS[c] for c in ids[4 * cards:4 * cards + ds.KITTY_SIZE])
-        rules = Rules(game="da_bai_fen", n=4, n_tricks=12, ids=tuple(range(ds.NUM_CARDS)),
-                      suit=tuple(T if rk.is_trump(c) else rk.eff_suit(c)
-                                 for c in range(ds.NUM_CARDS)),
-                      rank=tuple(rk.strength(c) for c in range(ds.NUM_CARDS)),
-                      points=ds.CARD_POINTS, trick_value=0, cards_a_play=12,
-                      last_bonus=2 * kp, penalty=ds.TOTAL_POINTS + kp,
-                      tokens=ds.DECK.tokens, suit_names=ds.SUITS)
+        rules = Rules(**env.hand_rules(R, T, kp))  # the engine's trick rules of that hand
         out.append(Position(rules, tuple(tuple(sorted(ids[cards * s:cards * (s + 1)]))
                                          for s in range(4)),
                             T, leader, tuple((s - leader) % 2 == 1 for s in range(4)),

@@ -226,6 +226,22 @@ class Rules:
                 + bonus)
 
 
+def multi_card_limits(rules: Rules) -> tuple[str, ...]:
+    """What the multi-card searches (`solvers.reference_dbf`, `solvers.cpu.multi`) do not take
+    (empty: they take these rules): four-of-a-kind plays (Dun, DBF-V8), a joker of
+    `Rules.joker`'s kind, and more than 64 card ids (a play mask is a 64-bit word in the
+    compiled search)."""
+    out = []
+    if rules.quads:
+        out.append("four-of-a-kind plays (quads, DBF-V8's Dun): the multi-card searches "
+                   "play none")
+    if rules.joker:
+        out.append("a joker (Rules.joker): the multi-card searches take none")
+    if rules.num_ids > 64:
+        out.append(f"{rules.num_ids} card ids: the multi-card searches take at most 64")
+    return tuple(out)
+
+
 @dataclasses.dataclass(frozen=True)
 class Position:
     """A trick-play position.

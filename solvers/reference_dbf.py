@@ -31,29 +31,14 @@ from __future__ import annotations
 
 import itertools
 
-from solvers.position import Position, Rules, play_mask
+from solvers.position import Position, Rules, multi_card_limits, play_mask
 
-__all__ = ["check", "legal_plays", "minimax", "move_values", "unsupported", "value"]
-
-
-def unsupported(rules: Rules) -> tuple[str, ...]:
-    """What the multi-card searches (this one and `solvers.cpu.multi`) do not take (empty:
-    they take these rules): four-of-a-kind plays (Dun, DBF-V8), a joker of `Rules.joker`'s
-    kind, and more than 64 card ids (a play mask is a 64-bit word in the compiled search)."""
-    out = []
-    if rules.quads:
-        out.append("four-of-a-kind plays (quads, DBF-V8's Dun): the multi-card searches "
-                   "play none")
-    if rules.joker:
-        out.append("a joker (Rules.joker): the multi-card searches take none")
-    if rules.num_ids > 64:
-        out.append(f"{rules.num_ids} card ids: the multi-card searches take at most 64")
-    return tuple(out)
+__all__ = ["check", "legal_plays", "minimax", "move_values", "value"]
 
 
 def check(rules: Rules) -> None:
     """ValueError naming everything of `rules` the multi-card searches do not take."""
-    why = unsupported(rules)
+    why = multi_card_limits(rules)
     if why:
         raise ValueError(f"{rules.game}: beyond the multi-card searches' limits: "
                          + "; ".join(why))

@@ -39,9 +39,8 @@ from numba import njit
 from numba.core import types
 from numba.typed import Dict
 
-from solvers import reference_dbf
 from solvers.cpu.bits import POP
-from solvers.position import Position, Rules, play_mask
+from solvers.position import Position, Rules, multi_card_limits, play_mask
 
 MAX_SEATS = 4  # the table key holds four hands
 MAX_IDS = 63  # card ids a play mask holds (an int64, sign bit unused)
@@ -64,9 +63,9 @@ NEG = -(1 << 40)
 
 def unsupported(rules: Rules) -> tuple[str, ...]:
     """Why the compiled multi-card search cannot take `rules` (empty: it can): the
-    multi-card searches' limits (`reference_dbf.unsupported`), more than 4 seats or 63 card
+    multi-card searches' limits (`position.multi_card_limits`), more than 4 seats or 63 card
     ids, a value for a trick as such."""
-    out = list(reference_dbf.unsupported(rules))
+    out = list(multi_card_limits(rules))
     if rules.n > MAX_SEATS:
         out.append(f"{rules.n} seats: the compiled multi-card search takes at most {MAX_SEATS}")
     if rules.num_ids > MAX_IDS:
