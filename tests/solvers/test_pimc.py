@@ -279,7 +279,7 @@ def test_cpu_positions_and_goals_yonin_gambari_kan48_to_kan67(other_kan):
         assert secret and contract, (secret, contract)
 
 
-def test_cpu_pimc_decides_yonin_gambari(other_kan):
+def test_KAN_47_KAN_63_cpu_pimc_decides_yonin_gambari(other_kan):
     bot, states = other_kan
     env = bot.env
     obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states[:4]])

@@ -68,7 +68,7 @@ def true_holders(state) -> np.ndarray:
     return np.where(loc <= ds.LOC_KITTY, loc, -1)
 
 
-def test_true_layout_scores_are_exact_values(t):
+def test_DBF_26_DBF_30_true_layout_scores_are_exact_values(t):
     """With the true layout as every sample: the bot's position is `from_state`'s (the rules
     with the kitty's points from the layout's kitty cards) and each play's score is its
     exact value for the mover's team (P for the opponents, -P for the declarers)."""
@@ -92,7 +92,7 @@ def test_true_layout_scores_are_exact_values(t):
     assert multi > 5 and mid > 5
 
 
-def test_actions_are_legal_through_whole_hands(t):
+def test_DBF_21_DBF_25_actions_are_legal_through_whole_hands(t):
     """The bot plays every seat of two matches' first hands (PIMC from 6 cards):
     every action it returns is legal, and among its searched decisions are picks inside
     multi-card leads and follows and `play`s closing multi-card leads."""

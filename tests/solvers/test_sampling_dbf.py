@@ -170,7 +170,7 @@ def head(run, name: str) -> np.ndarray:
     return run["obs"][:, 54 * 6 + 2 + di.OBS_HEAD.index(name)]
 
 
-def test_positions_cover_the_cases(run_m, tm):
+def test_DBF_21_DBF_25_positions_cover_the_cases(run_m, tm):
     """Multi-card leads and follows, an open deal, mid-trick positions, L and the others as
     observers, the kitty turned (DBF-14) or an exposure."""
     assert len(run_m["obs"]) >= 150
@@ -202,13 +202,13 @@ def test_DBF_20_trick_leaders_and_led_suit_are_the_observed_ones(run_m, tm):
             assert di.eff_suit(v, min(ps[lead])) == hd["led"]
 
 
-def test_true_layout_is_consistent(run_m, tm):
+def test_DBF_25_true_layout_is_consistent(run_m, tm):
     """Tests the reference: the real hands and kitty agree with what each player saw."""
     for o, h in zip(run_m["obs"], run_m["true"], strict=True):
         assert di.consistent(tm.env, o, h)
 
 
-def test_constraints_contain_the_truth_and_equal_the_reference(run_m, tm):
+def test_DBF_23_DBF_25_constraints_contain_the_truth_and_equal_the_reference(run_m, tm):
     con = run_m["con"]
     hs = np.arange(5)
     for i, (o, h) in enumerate(zip(run_m["obs"], run_m["true"], strict=True)):
@@ -222,7 +222,7 @@ def test_constraints_contain_the_truth_and_equal_the_reference(run_m, tm):
         assert not con["allowed"][i][:, ~con["unseen"][i]].any()
 
 
-def test_samples_marked_ok_are_consistent(run_m, tm):
+def test_DBF_25_samples_marked_ok_are_consistent(run_m, tm):
     ok = run_m["ok"]
     assert ok.mean() > 0.95
     for o, hs, oks in zip(run_m["obs"], run_m["holders"], ok, strict=True):
