@@ -211,8 +211,11 @@ class PimcDbf:
                     todo.append((b, k))
         if todo:
             idx = np.array([b for b, _ in todo])
-            holders, ok = self._sample(jnp.asarray(keys)[idx], jnp.asarray(obs_np[idx]))
-            scores = self.play_scores(obs_np[idx], np.asarray(holders), np.asarray(ok))
+            # the whole batch is sampled (one compile for the batch's shape, as `solvers.pimc`
+            # does), the asked games' layouts used
+            holders, ok = self._sample(keys, obs)
+            scores = self.play_scores(obs_np[idx], np.asarray(holders)[idx],
+                                      np.asarray(ok)[idx])
             if len(self._cache) > CACHE:
                 self._cache.clear()
             for (b, k), s in zip(todo, scores, strict=True):
