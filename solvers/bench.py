@@ -9,7 +9,8 @@ trick 1 (`gonin_cards` cards a hand left after random play; 10 = the whole deal)
 and nodes/s. Trick nodes (positions at a trick's start that the search entered) are what DDS
 counts as nodes: the table compares the two searches' sizes on the same positions. With
 `tables` > 0, also the double-dummy tables of that many random whole deals (every strain and
-declarer: `api.dd_tables`, against DDS's CalcDDtable).
+declarer: `api.dd_tables` on the JAX search and on the CPU backend, as `jax` and `cpu` ask,
+each against DDS's CalcDDtable timed beside it).
 
 CPU backend (`cpu=1`, the default): the compiled scalar search (`solvers.cpu`) on the same whist
 positions, one solve at a time on one thread (solves/s, the 99th percentile of a solve's time)
@@ -242,12 +243,17 @@ def _dds_timed(positions: list[Position], cards: int, seed: int) -> dict:
             "values": [v for v, _ in solved], "agree_all_cores": values == [v for v, _ in solved]}
 
 
-def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool) -> dict:
+def tables_timed(deals: list[Position], lanes: int, threads: int, baseline: bool,
+                 backend: str = "jax") -> dict:
     """Double-dummy tables of `deals` (whole bridge deals): the JAX search (compiled first)
-    and, with `baseline`, DDS's CalcDDtable (after a warm-up table), tables a second."""
-    api.warm_up(api.table_positions(deals), lanes=lanes, threads=threads)
+    or the CPU backend (`backend`: after loading its machine code) and, with `baseline`,
+    DDS's CalcDDtable (after a warm-up table), tables a second."""
+    if backend == "jax":
+        api.warm_up(api.table_positions(deals), lanes=lanes, threads=threads)
+    else:
+        api.solve(whist_positions(1, 4, 12345), backend=backend, threads=1)
     t = time.perf_counter()
-    tables = api.dd_tables(deals, lanes=lanes, threads=threads, backend="jax")
+    tables = api.dd_tables(deals, lanes=lanes, threads=threads, backend=backend)
     out = {"deals": len(deals), "seconds": time.perf_counter() - t}
     out["tables_per_s"] = len(deals) / out["seconds"]
     if baseline:
@@ -308,6 +314,9 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
     if tables and jax:
         result["tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes, threads,
                                         baseline)
+    if tables and cpu:
+        result["cpu_tables"] = tables_timed(whist_positions(tables, 13, seed + 2), lanes,
+                                            threads, baseline, backend="cpu")
     return result
 
 
@@ -350,13 +359,15 @@ def format_bench(r: dict) -> str:
                     f"{': whole hands' if r['dbf_cards'] == 12 else ''}) | cpu backend "
                     f"(multi-card), 1 thread | {d['solves_per_s']:.2f} | "
                     f"{d['nodes_per_s']:,.0f} | {d['trick_nodes_per_solve']:,.0f} |")
-    if "tables" in r:
-        t = r["tables"]
-        rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | {jax_name} | "
-                    f"{20 * t['tables_per_s']:.2f} | | |")
-        if "dds_tables_per_s" in t:
-            rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | DDS "
-                        f"(endplay), CalcDDtable | {20 * t['dds_tables_per_s']:.2f} | | |")
+    cpu_name = f"cpu backend, {r['threads']} threads"
+    for key, name in (("tables", jax_name), ("cpu_tables", cpu_name)):
+        if key in r:
+            t = r[key]
+            rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | {name} | "
+                        f"{20 * t['tables_per_s']:.2f} | | |")
+            if "dds_tables_per_s" in t:
+                rows.append(f"| whist double-dummy tables ({t['deals']} whole deals) | DDS "
+                            f"(endplay), CalcDDtable | {20 * t['dds_tables_per_s']:.2f} | | |")
     out = ("| positions | solver | solves/s | nodes/s | trick nodes a solve |\n"
            "|---|---|---:|---:|---:|\n" + "\n".join(rows))
     if "ratio" in r:
@@ -390,9 +401,10 @@ def format_bench(r: dict) -> str:
                 f"{p['samples']} layouts, {p['budget']:,} nodes a problem): "
                 f"{p['decisions_per_s']:.3f} decisions/s ({p['decisions']} in "
                 f"{p['seconds']:.1f} s)")
-    if "ratio" in r.get("tables", {}):
-        out += (f"\n\nDouble-dummy tables (20 solves each), JAX / DDS: "
-                f"{r['tables']['ratio']:.4f}x (values agree: {r['tables']['agree']})")
+    for key, name in (("tables", "JAX"), ("cpu_tables", "cpu backend")):
+        if "ratio" in r.get(key, {}):
+            out += (f"\n\nDouble-dummy tables (20 solves each), {name} / DDS: "
+                    f"{r[key]['ratio']:.4f}x (values agree: {r[key]['agree']})")
     return out
 
 

@@ -30,6 +30,12 @@ def test_bench_solver_reports_both_solvers():
     table = bench.format_bench(r)
     assert "| whist double-dummy tables (1 whole deals) | DDS (endplay), CalcDDtable |" in table
     assert "Double-dummy tables (20 solves each), JAX / DDS:" in table
+    r["cpu_tables"] = bench.tables_timed([from_pbn(SUITS, "NT", "N")], lanes=16, threads=2,
+                                         baseline=True, backend="cpu")
+    assert r["cpu_tables"]["agree"] and r["cpu_tables"]["ratio"] > 0
+    table = bench.format_bench(r)
+    assert "| whist double-dummy tables (1 whole deals) | cpu backend, 2 threads |" in table
+    assert "Double-dummy tables (20 solves each), cpu backend / DDS:" in table
 
 
 def test_bench_solver_rejects_unknown_options():
