@@ -7,9 +7,25 @@ A move is a play mask (`solvers.position.play_mask`, an int64 here: card ids bel
 value is the side's total at the end (`taken` included), as in `solvers.reference_dbf`.
 
 The search: fail-soft alpha-beta driven by MTD(f) null windows, with a transposition table of
-bounds on what is still to come, at trick starts, keyed by the hands and the leader (and the
-side's `taken` where a penalty can decide, see below), kept across the driver's searches of
-one position and its children.
+bounds on what is still to come, at trick starts, keyed by relative ranks (below) and the
+leader (and the side's `taken` where a penalty can decide, see below), kept across the
+driver's searches of one position and its children.
+
+- Relative-rank table keys (`_key`): at a trick start, per effective suit, the cards still in
+  play strongest first, each as (its holder, its points' code, whether it is equal in rank
+  to the card before it); then each suit's count, the leader (and `taken` where keyed). Two
+  trick starts of one search (one `Rules`, trump and side) with equal keys have equal values
+  less `taken`: pair their cards in play in the key's order; the pairing keeps each card's
+  holder, effective suit (and so trumpness), points, and the order and equalities of ranks
+  within a suit. Everything the rules ask of cards in play is one of these: a lead's shape
+  and suit (DBF-21), DBF-23's validity (a card of another seat of the same suit strictly
+  stronger), DBF-25's follows (counts by suit), DBF-26's winner (suits, trumpness, rank
+  comparisons, ties to the earlier play), the points taken (DBF-28) and the last trick's
+  bonus (hand sizes, DBF-29); cards already played take no further part. So the pairing
+  maps each legal play to a legal play and each line of play to one of equal points for
+  each side: the game trees are the same but for card names, and so are the values (and
+  every bound the search proves for one holds for the other). Positions that differ only
+  in which of the cards already played were which share table entries.
 
 - Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
   cards adjacent among the cards still in play (no other seat's card, nor a card in the
@@ -47,6 +63,8 @@ MAX_IDS = 63  # card ids a play mask holds (an int64, sign bit unused)
 MAX_CLASSES = 64
 MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
+MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
+KEY_WORDS = 6  # the table key's words of card codes: 12 codes of 5 bits a word, 72 >= 63 ids
 # the table's most entries (about 100 bytes each in numba's dict): a full table starts afresh
 # (only work is lost; a whole hand can meet tens of millions of trick starts)
 MAX_ENTRIES = 1 << 21
@@ -71,6 +89,10 @@ def unsupported(rules: Rules) -> tuple[str, ...]:
     if rules.num_ids > MAX_IDS:
         out.append(f"{rules.num_ids} card ids: the compiled multi-card search takes at most "
                    f"{MAX_IDS}")
+    values = {rules.points[c] for c in rules.ids}
+    if len(values) > MAX_POINT_VALUES:
+        out.append(f"{len(values)} card point values: the compiled multi-card search's table "
+                   f"keys take at most {MAX_POINT_VALUES}")
     if rules.trick_value:
         out.append(f"a trick worth {rules.trick_value}: the compiled multi-card search "
                    "values card points only")
@@ -399,8 +421,49 @@ def _order(st, data, params, side, out, bad, count, scores):
 
 
 @njit(nogil=True, cache=True)
+def _key(st, data, cards, params, taken, kw):
+    """The table key of trick-start state `st` (the module's docstring: relative ranks):
+    per effective suit, strongest first, a 5-bit code for each card still in play (its
+    holder, its points' code `data[3]`, whether it is equal to the card before it), 12 codes
+    a word; then the suits' counts, the leader and (`P_KEY_TAKEN`) the side's `taken`.
+    `kw`: int64[KEY_WORDS] work space."""
+    rank, pcode = data[1], data[3]
+    kw[:] = 0
+    h0, h1, h2, h3 = st[0], st[1], st[2], st[3]
+    n = 0
+    meta = st[S_LEADER]
+    for s in range(4):
+        order = cards[3 + s]
+        cnt, prev = 0, -1
+        for i in range(order.shape[0]):
+            c = order[i]
+            if c < 0:
+                break
+            b = np.int64(1) << c
+            if h0 & b:
+                h = 0
+            elif h1 & b:
+                h = 1
+            elif h2 & b:
+                h = 2
+            elif h3 & b:
+                h = 3
+            else:
+                continue
+            code = h | (pcode[c] << 2) | ((1 if rank[c] == prev else 0) << 4)
+            prev = rank[c]
+            kw[n // 12] |= np.int64(code) << (5 * (n % 12))
+            n += 1
+            cnt += 1
+        meta |= np.int64(cnt) << (2 + 7 * s)
+    if params[P_KEY_TAKEN]:
+        meta |= np.int64(taken) << 32
+    return (kw[0], kw[1], kw[2], kw[3], kw[4], kw[5], meta)
+
+
+@njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
-        states, work):
+        states, work, kw):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
     beyond the window; the table holds bounds of what is still to come at trick starts."""
     nodes[0] += 1
@@ -411,9 +474,8 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     if taken + rem <= alpha:
         return taken + rem
     at_start = st[S_NPLAYS] == 0
-    key = (st[0], st[1], st[2], st[3],
-           st[S_LEADER] + 8 * (taken if params[P_KEY_TAKEN] else 0))
     if at_start:
+        key = _key(st, data, cards, params, taken, kw)
         nodes[1] += 1
         if key in tt:
             lo, hi = tt[key]
@@ -453,7 +515,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             child = states[depth + 1]
             _play_into(st, out[i], data, params, side, child)
             v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
-                    nodes, states, work)
+                    nodes, states, work, kw)
         if maximise:
             if v > best:
                 best = v
@@ -500,7 +562,7 @@ def _canonical(st, m, data, cards, params):
 
 
 def _new_table():
-    return Dict.empty(key_type=types.UniTuple(types.int64, 5),
+    return Dict.empty(key_type=types.UniTuple(types.int64, KEY_WORDS + 1),
                       value_type=types.UniTuple(types.int64, 2))
 
 
@@ -511,11 +573,12 @@ class Solver:
         r = pos.rules
         check(r)
         self.rules, self.trump, self.side = r, pos.trump, pos.side
-        data = np.zeros((3, 64), np.int64)
+        data = np.zeros((4, 64), np.int64)
         data[0, :] = -1
         cards = np.full((7, 64), -1, np.int64)
+        values = sorted({r.points[c] for c in r.ids})
         for c in r.ids:
-            data[:, c] = (r.suit[c], r.rank[c], r.points[c])
+            data[:, c] = (r.suit[c], r.rank[c], r.points[c], values.index(r.points[c]))
         for s in range(4):
             ids = sorted((c for c in r.ids if r.suit[c] == s), key=lambda c: -r.rank[c])
             cards[3 + s, :len(ids)] = ids
@@ -538,6 +601,7 @@ class Solver:
         self.nodes = np.zeros(2, np.int64)
         self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
         self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
+        self.kw = np.zeros(KEY_WORDS, np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
@@ -580,7 +644,7 @@ class Solver:
             self.states[0] = st
             guess = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
                             self.params, self.side_arr, self.tt, self.moves, self.bads,
-                            self.scores, self.nodes, self.states, self.work))
+                            self.scores, self.nodes, self.states, self.work, self.kw))
             if guess < beta:
                 hi = guess
             else:
