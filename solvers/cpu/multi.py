@@ -53,7 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit
 from numba.core import types
-from numba.typed import Dict
+from numba.typed import Dict, List
 
 from solvers.cpu.bits import POP
 from solvers.position import Position, Rules, multi_card_limits, play_mask
@@ -64,13 +64,14 @@ MAX_CLASSES = 64
 MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
 MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
+A_SUIT, A_PMASK, A_PVAL = 0, 4, 8  # data[4]: the suits' masks, the point codes' masks, values
 KEY_WORDS = 6  # the table key's words of card codes: 12 codes of 5 bits a word, 72 >= 63 ids
-# the table's most entries (about 100 bytes each in numba's dict): a full table starts afresh
-# (only work is lost; a whole hand can meet tens of millions of trick starts)
+# the table's most entries (about 150 bytes each in numba's dict): a full table drops about
+# half, those of the fewest cards in play (`_evict`; only work is lost)
 MAX_ENTRIES = 1 << 21
 # data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
 # the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
-P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN = range(7)
+P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN, P_MAX_ENTRIES = range(8)
 S_HANDS = 0  # state: hands 0..3, leader, plays made, led suit, cards a play, best seat,
 S_LEADER, S_NPLAYS, S_LED, S_NCARDS, S_BEST, S_WORTH, S_TCARDS, S_TPTS, S_INPLAY, S_TAKEN = (
     range(4, 14))  # best worth, trick cards, trick points, points in play, side's taken
@@ -462,6 +463,109 @@ def _key(st, data, cards, params, taken, kw):
 
 
 @njit(nogil=True, cache=True)
+def _min_points(mask, count, data):
+    """The fewest points `count` cards of `mask` can hold (count <= its cards)."""
+    aux = data[4]
+    out = 0
+    for v in range(MAX_POINT_VALUES):  # point codes by ascending value
+        if count <= 0:
+            break
+        t = min(_pop(mask & aux[A_PMASK + v]), count)
+        out += t * aux[A_PVAL + v]
+        count -= t
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _sure(st, data, cards, params, side):
+    """At a trick start: points the leader's side is sure to take in this trick (the
+    module's docstring: sure points), 0 if none."""
+    aux, rank = data[4], data[1]
+    n = params[P_N]
+    lead = st[S_LEADER]
+    hand = st[lead]
+    live = np.int64(0)
+    for s in range(n):
+        live |= st[s]
+    trump = params[P_TRUMP]
+    best = 0
+    for s in range(4):
+        if not hand & aux[A_SUIT + s]:
+            continue
+        order = cards[3 + s]
+        masters = np.int64(0)
+        top = -1
+        for i in range(order.shape[0]):
+            c = order[i]
+            if c < 0:
+                break
+            b = np.int64(1) << c
+            if not live & b:
+                continue
+            if top >= 0 and rank[c] < top:
+                break
+            if hand & b:
+                masters |= b
+            elif top < 0:
+                top = rank[c]
+        k = _pop(masters)
+        if k == 0:
+            continue
+        if s != trump:  # a void opponent with k trumps can ruff
+            ruffed = False
+            for o in range(n):
+                if (side[o] != side[lead] and not st[o] & aux[A_SUIT + s]
+                        and _pop(st[o] & aux[A_SUIT + trump]) >= k):
+                    ruffed = True
+            if ruffed:
+                continue
+        pts = _points(masters, data[2])
+        for o in range(n):
+            if o != lead:
+                of = st[o] & aux[A_SUIT + s]
+                j = _pop(of)
+                if j >= k:
+                    pts += _min_points(of, k, data)
+                else:
+                    pts += _points(of, data[2]) + _min_points(st[o] & ~of, k - j, data)
+        if k == _pop(hand):  # the last trick: its bonus too
+            pts += params[P_BONUS] * (k if params[P_PER_CARD] else 1)
+        best = max(best, pts)
+    return best
+
+
+@njit(nogil=True, cache=True)
+def _evict(tt):
+    """Makes room in a full table: drops the entries of the fewest cards in play (the
+    cheapest to search again), about half of them."""
+    hist = np.zeros(MAX_IDS + 2, np.int64)
+    for key in tt.keys():
+        hist[_key_cards(key)] += 1
+    cut, total = 0, 0
+    while cut <= MAX_IDS and total + hist[cut] <= len(tt) // 2:
+        total += hist[cut]
+        cut += 1
+    if total < len(tt) // 4:  # the next size too: at least a quarter goes
+        cut += 1
+    drop = List()
+    for key in tt.keys():
+        if _key_cards(key) < cut:
+            drop.append(key)
+    for key in drop:
+        tt.pop(key)
+
+
+@njit(nogil=True, cache=True)
+def _key_cards(key):
+    """The cards in play of a table key (`_key`: its suits' counts)."""
+    meta = key[KEY_WORDS]
+    out = 0
+    for s in range(4):
+        out += (meta >> (2 + 7 * s)) & 0x7F
+    return out
+
+
+@njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
         states, work, kw):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
@@ -475,6 +579,12 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         return taken + rem
     at_start = st[S_NPLAYS] == 0
     if at_start:
+        sure = _sure(st, data, cards, params, side)
+        if side[st[S_LEADER]]:
+            if taken + sure >= beta:
+                return taken + sure
+        elif taken + rem - sure <= alpha:
+            return taken + rem - sure
         key = _key(st, data, cards, params, taken, kw)
         nodes[1] += 1
         if key in tt:
@@ -539,8 +649,8 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
                 hi = tt[key][1]
         else:
             lo = hi = best - taken
-        if len(tt) >= MAX_ENTRIES and key not in tt:
-            tt.clear()
+        if len(tt) >= params[P_MAX_ENTRIES] and key not in tt:
+            _evict(tt)
         tt[key] = (lo, hi)
     return best
 
@@ -569,16 +679,20 @@ def _new_table():
 class Solver:
     """Searches of one position and its children: rules, trump and side fixed, one table."""
 
-    def __init__(self, pos: Position) -> None:
+    def __init__(self, pos: Position, max_entries: int = MAX_ENTRIES) -> None:
         r = pos.rules
         check(r)
         self.rules, self.trump, self.side = r, pos.trump, pos.side
-        data = np.zeros((4, 64), np.int64)
+        self.max_entries = max_entries
+        data = np.zeros((5, 64), np.int64)
         data[0, :] = -1
         cards = np.full((7, 64), -1, np.int64)
         values = sorted({r.points[c] for c in r.ids})
         for c in r.ids:
-            data[:, c] = (r.suit[c], r.rank[c], r.points[c], values.index(r.points[c]))
+            data[:4, c] = (r.suit[c], r.rank[c], r.points[c], values.index(r.points[c]))
+            data[4, A_SUIT + r.suit[c]] |= 1 << c
+            data[4, A_PMASK + values.index(r.points[c])] |= 1 << c
+        data[4, A_PVAL:A_PVAL + len(values)] = values
         for s in range(4):
             ids = sorted((c for c in r.ids if r.suit[c] == s), key=lambda c: -r.rank[c])
             cards[3 + s, :len(ids)] = ids
@@ -606,7 +720,8 @@ class Solver:
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
         return np.array([r.n, self.trump, r.last_bonus, r.last_bonus_per_card,
-                         r.invalid_lead == "mask", r.penalty, key_taken], np.int64)
+                         r.invalid_lead == "mask", r.penalty, key_taken, self.max_entries],
+                        np.int64)
 
     def _state(self, pos: Position) -> np.ndarray:
         r = pos.rules

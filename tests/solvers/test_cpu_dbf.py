@@ -446,3 +446,43 @@ def test_DBF_cpu_relative_rank_keys_are_exact():
                 assert table_key(other) == (key, want), (pos, other)
                 swapped += 1
     assert swapped > 300
+
+
+def test_DBF_cpu_sure_points_never_wrong():
+    """The compiled search's sure points (`multi._sure`: the leader's side's masters of a suit
+    led together, not ruffable, with the fewest points each other seat can play to them)
+    bound the oracle's value: at least `taken` + sure points where the leader's side is the
+    side, at most `taken` + what is in play - sure points where it is the other side; and
+    the bound is above nothing in many positions."""
+    from solvers.cpu import multi
+
+    some = 0
+    for g, flags in enumerate(FLAGS):
+        rng = random.Random(300 + g)
+        for pos in same_rules_positions(rng, flags, 100, 3):
+            for p in (pos, pos.other_side()):
+                s = multi.Solver(p)
+                sure = multi._sure(s.root, s.data, s.cards, s.params, s.side_arr)
+                rem = int(multi._rem(s.root, s.params))
+                value = rd.value(p)
+                if p.side[p.leader]:
+                    assert value >= p.taken + sure, (p, sure)
+                else:
+                    assert value <= p.taken + rem - sure, (p, sure)
+                some += sure > 0
+    assert some > 100
+
+
+def test_DBF_cpu_small_table_equals_reference():
+    """With a table of at most 16 entries (a full table drops those of the fewest cards in
+    play, `multi._evict`), the compiled search's values still equal the oracle's; some of
+    the positions fill it many times over."""
+    from solvers.cpu import multi
+
+    full = 0
+    for pos in random_positions(random.Random(77), 80, 4):
+        s = multi.Solver(pos, max_entries=16)
+        assert s.value() == rd.value(pos)
+        assert len(s.tt) <= 16
+        full += int(s.nodes[1]) > 100
+    assert full > 5
