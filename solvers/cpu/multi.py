@@ -26,6 +26,21 @@ driver's searches of one position and its children.
   each side: the game trees are the same but for card names, and so are the values (and
   every bound the search proves for one holds for the other). Positions that differ only
   in which of the cards already played were which share table entries.
+- Sure points (`_sure`): at a trick start, the leader can lead all his masters of a suit (his
+  cards of it that no card in play of another seat beats: a valid lead, DBF-23, which no
+  follow of that suit beats, equal cards losing to the earlier play, DBF-26). Unless an
+  opponent can ruff it (a plain suit led, the opponent holding none of it and as many trumps
+  as cards led: a play beats it only if all trumps), the leader's side takes that trick: its
+  cards' points, at least the fewest points each other seat can play to it (DBF-25: as many
+  of the led suit as held, then any), and the last trick's bonus where those are the
+  leader's last cards. Points only grow, so where the leader's side is the side the value is
+  at least `taken` + sure (a later penalty of the other side gives `penalty`, no less: sure
+  points but the bonus are points in play, and the bonus only comes with the last trick,
+  after which nobody leads); where it is the other side the value is at most `taken` + rem -
+  sure (the side's own penalty gives it 0). The search returns the bound where it decides
+  the null window.
+- A full table (`Solver`'s `max_entries`) drops about half its entries, those of the fewest
+  cards in play (`_evict`): only work is lost.
 
 - Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
   cards adjacent among the cards still in play (no other seat's card, nor a card in the
