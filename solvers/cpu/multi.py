@@ -81,9 +81,9 @@ MAX_DEPTH = 4 * 12 + 1
 MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
 A_SUIT, A_PMASK, A_PVAL = 0, 4, 8  # data[4]: the suits' masks, the point codes' masks, values
 KEY_WORDS = 6  # the table key's words of card codes: 12 codes of 5 bits a word, 72 >= 63 ids
-# the table's most entries (about 150 bytes each in numba's dict): a full table drops about
+# the table's most entries (about 200 bytes each in numba's dict): a full table drops about
 # half, those of the fewest cards in play (`_evict`; only work is lost)
-MAX_ENTRIES = 1 << 21
+MAX_ENTRIES = 1 << 22
 # data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
 # the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
 P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN, P_MAX_ENTRIES = range(8)
@@ -594,16 +594,10 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         return taken + rem
     at_start = st[S_NPLAYS] == 0
     if at_start:
-        sure = _sure(st, data, cards, params, side)
-        if side[st[S_LEADER]]:
-            if taken + sure >= beta:
-                return taken + sure
-        elif taken + rem - sure <= alpha:
-            return taken + rem - sure
         key = _key(st, data, cards, params, taken, kw)
         nodes[1] += 1
-        if key in tt:
-            lo, hi = tt[key]
+        lo, hi = tt.get(key, (-1, -1))
+        if lo >= 0:
             lo += taken
             hi += taken
             if lo >= beta or lo == hi:
@@ -611,6 +605,12 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             if hi <= alpha:
                 return hi
             alpha, beta = max(alpha, lo), min(beta, hi)
+        sure = _sure(st, data, cards, params, side)
+        if side[st[S_LEADER]]:
+            if taken + sure >= beta:
+                return taken + sure
+        elif taken + rem - sure <= alpha:
+            return taken + rem - sure
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     maximise = side[seat]
@@ -654,17 +654,14 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         if a >= b:
             break
     if at_start:
+        old_lo, old_hi = tt.get(key, (-1, -1))
         if best <= alpha:
-            lo, hi = 0, best - taken
-            if key in tt:
-                lo = tt[key][0]
+            lo, hi = max(old_lo, 0), best - taken
         elif best >= beta:
-            lo, hi = best - taken, rem
-            if key in tt:
-                hi = tt[key][1]
+            lo, hi = best - taken, (old_hi if old_lo >= 0 else rem)
         else:
             lo = hi = best - taken
-        if len(tt) >= params[P_MAX_ENTRIES] and key not in tt:
+        if old_lo < 0 and len(tt) >= params[P_MAX_ENTRIES]:
             _evict(tt)
         tt[key] = (lo, hi)
     return best
