@@ -62,6 +62,7 @@ driver's searches of one position and its children.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -761,21 +762,33 @@ class Solver:
         return [(int(out[i]), bool(bad[i])) for i in range(count)]
 
     def value(self, st: np.ndarray | None = None) -> int:
-        """The value at `st` (default: the root): MTD(f) over null-window searches."""
+        """The value at `st` (default: the root): null-window searches, MTD(f)'s with steps
+        that double while the value keeps moving one way. Every value is a multiple of
+        `step` (the gcd of the cards' points, the bonus, the penalty and `taken`: a value is
+        `taken` plus points and bonuses, or a penalty, or 0), so a window's bound moves by
+        at least a step."""
         st = self.root if st is None else st
-        lo = int(st[S_TAKEN])
-        hi = lo + int(_rem(st, self.params))
-        guess = (lo + hi) // 2
+        r = self.rules
+        taken = int(st[S_TAKEN])
+        step = math.gcd(*(r.points[c] for c in r.ids), r.last_bonus, r.penalty, taken) or 1
+        lo, hi = taken, taken + int(_rem(st, self.params))
+        beta = lo + step * ((hi - lo) // (2 * step))
+        jump, way = step, 0
         while lo < hi:
-            beta = max(guess, lo + 1)
+            beta = min(max(beta, lo + 1), hi)
             self.states[0] = st
-            guess = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
-                            self.params, self.side_arr, self.tt, self.moves, self.bads,
-                            self.scores, self.nodes, self.states, self.work, self.kw))
-            if guess < beta:
-                hi = guess
-            else:
-                lo = guess
+            v = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
+                        self.params, self.side_arr, self.tt, self.moves, self.bads,
+                        self.scores, self.nodes, self.states, self.work, self.kw))
+            now = 1 if v >= beta else -1
+            jump = 2 * jump if now == way else step
+            way = now
+            if v >= beta:  # v is a lower bound: test v + jump next
+                lo = v
+                beta = v + jump
+            else:  # an upper bound: test v - jump + step (MTD(f)'s v itself at first)
+                hi = v
+                beta = v - jump + step
         return lo
 
     def move_values(self) -> dict[int, int]:
