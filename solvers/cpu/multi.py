@@ -7,9 +7,40 @@ A move is a play mask (`solvers.position.play_mask`, an int64 here: card ids bel
 value is the side's total at the end (`taken` included), as in `solvers.reference_dbf`.
 
 The search: fail-soft alpha-beta driven by MTD(f) null windows, with a transposition table of
-bounds on what is still to come, at trick starts, keyed by the hands and the leader (and the
-side's `taken` where a penalty can decide, see below), kept across the driver's searches of
-one position and its children.
+bounds on what is still to come, at trick starts, keyed by relative ranks (below) and the
+leader (and the side's `taken` where a penalty can decide, see below), kept across the
+driver's searches of one position and its children.
+
+- Relative-rank table keys (`_key`): at a trick start, per effective suit, the cards still in
+  play strongest first, each as (its holder, its points' code, whether it is equal in rank
+  to the card before it); then each suit's count, the leader (and `taken` where keyed). Two
+  trick starts of one search (one `Rules`, trump and side) with equal keys have equal values
+  less `taken`: pair their cards in play in the key's order; the pairing keeps each card's
+  holder, effective suit (and so trumpness), points, and the order and equalities of ranks
+  within a suit. Everything the rules ask of cards in play is one of these: a lead's shape
+  and suit (DBF-21), DBF-23's validity (a card of another seat of the same suit strictly
+  stronger), DBF-25's follows (counts by suit), DBF-26's winner (suits, trumpness, rank
+  comparisons, ties to the earlier play), the points taken (DBF-28) and the last trick's
+  bonus (hand sizes, DBF-29); cards already played take no further part. So the pairing
+  maps each legal play to a legal play and each line of play to one of equal points for
+  each side: the game trees are the same but for card names, and so are the values (and
+  every bound the search proves for one holds for the other). Positions that differ only
+  in which of the cards already played were which share table entries.
+- Sure points (`_sure`): at a trick start, the leader can lead all his masters of a suit (his
+  cards of it that no card in play of another seat beats: a valid lead, DBF-23, which no
+  follow of that suit beats, equal cards losing to the earlier play, DBF-26). Unless an
+  opponent can ruff it (a plain suit led, the opponent holding none of it and as many trumps
+  as cards led: a play beats it only if all trumps), the leader's side takes that trick: its
+  cards' points, at least the fewest points each other seat can play to it (DBF-25: as many
+  of the led suit as held, then any), and the last trick's bonus where those are the
+  leader's last cards. Points only grow, so where the leader's side is the side the value is
+  at least `taken` + sure (a later penalty of the other side gives `penalty`, no less: sure
+  points but the bonus are points in play, and the bonus only comes with the last trick,
+  after which nobody leads); where it is the other side the value is at most `taken` + rem -
+  sure (the side's own penalty gives it 0). The search returns the bound where it decides
+  the null window.
+- A full table (`Solver`'s `max_entries`) drops about half its entries, those of the fewest
+  cards in play (`_evict`): only work is lost.
 
 - Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
   cards adjacent among the cards still in play (no other seat's card, nor a card in the
@@ -31,13 +62,14 @@ one position and its children.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 from numba.core import types
-from numba.typed import Dict
+from numba.typed import Dict, List
 
 from solvers.cpu.bits import POP
 from solvers.position import Position, Rules, multi_card_limits, play_mask
@@ -47,12 +79,15 @@ MAX_IDS = 63  # card ids a play mask holds (an int64, sign bit unused)
 MAX_CLASSES = 64
 MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
-# the table's most entries (about 100 bytes each in numba's dict): a full table starts afresh
-# (only work is lost; a whole hand can meet tens of millions of trick starts)
-MAX_ENTRIES = 1 << 21
+MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
+A_SUIT, A_PMASK, A_PVAL = 0, 4, 8  # data[4]: the suits' masks, the point codes' masks, values
+KEY_WORDS = 6  # the table key's words of card codes: 12 codes of 5 bits a word, 72 >= 63 ids
+# the table's most entries (about 200 bytes each in numba's dict): a full table drops about
+# half, those of the fewest cards in play (`_evict`; only work is lost)
+MAX_ENTRIES = 1 << 22
 # data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
 # the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
-P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN = range(7)
+P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN, P_MAX_ENTRIES = range(8)
 S_HANDS = 0  # state: hands 0..3, leader, plays made, led suit, cards a play, best seat,
 S_LEADER, S_NPLAYS, S_LED, S_NCARDS, S_BEST, S_WORTH, S_TCARDS, S_TPTS, S_INPLAY, S_TAKEN = (
     range(4, 14))  # best worth, trick cards, trick points, points in play, side's taken
@@ -71,6 +106,10 @@ def unsupported(rules: Rules) -> tuple[str, ...]:
     if rules.num_ids > MAX_IDS:
         out.append(f"{rules.num_ids} card ids: the compiled multi-card search takes at most "
                    f"{MAX_IDS}")
+    values = {rules.points[c] for c in rules.ids}
+    if len(values) > MAX_POINT_VALUES:
+        out.append(f"{len(values)} card point values: the compiled multi-card search's table "
+                   f"keys take at most {MAX_POINT_VALUES}")
     if rules.trick_value:
         out.append(f"a trick worth {rules.trick_value}: the compiled multi-card search "
                    "values card points only")
@@ -399,8 +438,152 @@ def _order(st, data, params, side, out, bad, count, scores):
 
 
 @njit(nogil=True, cache=True)
+def _key(st, data, cards, params, taken, kw):
+    """The table key of trick-start state `st` (the module's docstring: relative ranks):
+    per effective suit, strongest first, a 5-bit code for each card still in play (its
+    holder, its points' code `data[3]`, whether it is equal to the card before it), 12 codes
+    a word; then the suits' counts, the leader and (`P_KEY_TAKEN`) the side's `taken`.
+    `kw`: int64[KEY_WORDS] work space."""
+    rank, pcode = data[1], data[3]
+    kw[:] = 0
+    h0, h1, h2, h3 = st[0], st[1], st[2], st[3]
+    n = 0
+    meta = st[S_LEADER]
+    for s in range(4):
+        order = cards[3 + s]
+        cnt, prev = 0, -1
+        for i in range(order.shape[0]):
+            c = order[i]
+            if c < 0:
+                break
+            b = np.int64(1) << c
+            if h0 & b:
+                h = 0
+            elif h1 & b:
+                h = 1
+            elif h2 & b:
+                h = 2
+            elif h3 & b:
+                h = 3
+            else:
+                continue
+            code = h | (pcode[c] << 2) | ((1 if rank[c] == prev else 0) << 4)
+            prev = rank[c]
+            kw[n // 12] |= np.int64(code) << (5 * (n % 12))
+            n += 1
+            cnt += 1
+        meta |= np.int64(cnt) << (2 + 7 * s)
+    if params[P_KEY_TAKEN]:
+        meta |= np.int64(taken) << 32
+    return (kw[0], kw[1], kw[2], kw[3], kw[4], kw[5], meta)
+
+
+@njit(nogil=True, cache=True)
+def _min_points(mask, count, data):
+    """The fewest points `count` cards of `mask` can hold (count <= its cards)."""
+    aux = data[4]
+    out = 0
+    for v in range(MAX_POINT_VALUES):  # point codes by ascending value
+        if count <= 0:
+            break
+        t = min(_pop(mask & aux[A_PMASK + v]), count)
+        out += t * aux[A_PVAL + v]
+        count -= t
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _sure(st, data, cards, params, side):
+    """At a trick start: points the leader's side is sure to take in this trick (the
+    module's docstring: sure points), 0 if none."""
+    aux, rank = data[4], data[1]
+    n = params[P_N]
+    lead = st[S_LEADER]
+    hand = st[lead]
+    live = np.int64(0)
+    for s in range(n):
+        live |= st[s]
+    trump = params[P_TRUMP]
+    best = 0
+    for s in range(4):
+        if not hand & aux[A_SUIT + s]:
+            continue
+        order = cards[3 + s]
+        masters = np.int64(0)
+        top = -1
+        for i in range(order.shape[0]):
+            c = order[i]
+            if c < 0:
+                break
+            b = np.int64(1) << c
+            if not live & b:
+                continue
+            if top >= 0 and rank[c] < top:
+                break
+            if hand & b:
+                masters |= b
+            elif top < 0:
+                top = rank[c]
+        k = _pop(masters)
+        if k == 0:
+            continue
+        if s != trump:  # a void opponent with k trumps can ruff
+            ruffed = False
+            for o in range(n):
+                if (side[o] != side[lead] and not st[o] & aux[A_SUIT + s]
+                        and _pop(st[o] & aux[A_SUIT + trump]) >= k):
+                    ruffed = True
+            if ruffed:
+                continue
+        pts = _points(masters, data[2])
+        for o in range(n):
+            if o != lead:
+                of = st[o] & aux[A_SUIT + s]
+                j = _pop(of)
+                if j >= k:
+                    pts += _min_points(of, k, data)
+                else:
+                    pts += _points(of, data[2]) + _min_points(st[o] & ~of, k - j, data)
+        if k == _pop(hand):  # the last trick: its bonus too
+            pts += params[P_BONUS] * (k if params[P_PER_CARD] else 1)
+        best = max(best, pts)
+    return best
+
+
+@njit(nogil=True, cache=True)
+def _evict(tt):
+    """Makes room in a full table: drops the entries of the fewest cards in play (the
+    cheapest to search again), about half of them."""
+    hist = np.zeros(MAX_IDS + 2, np.int64)
+    for key in tt.keys():
+        hist[_key_cards(key)] += 1
+    cut, total = 0, 0
+    while cut <= MAX_IDS and total + hist[cut] <= len(tt) // 2:
+        total += hist[cut]
+        cut += 1
+    if total < len(tt) // 4:  # the next size too: at least a quarter goes
+        cut += 1
+    drop = List()
+    for key in tt.keys():
+        if _key_cards(key) < cut:
+            drop.append(key)
+    for key in drop:
+        tt.pop(key)
+
+
+@njit(nogil=True, cache=True)
+def _key_cards(key):
+    """The cards in play of a table key (`_key`: its suits' counts)."""
+    meta = key[KEY_WORDS]
+    out = 0
+    for s in range(4):
+        out += (meta >> (2 + 7 * s)) & 0x7F
+    return out
+
+
+@njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
-        states, work):
+        states, work, kw):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
     beyond the window; the table holds bounds of what is still to come at trick starts."""
     nodes[0] += 1
@@ -411,12 +594,11 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     if taken + rem <= alpha:
         return taken + rem
     at_start = st[S_NPLAYS] == 0
-    key = (st[0], st[1], st[2], st[3],
-           st[S_LEADER] + 8 * (taken if params[P_KEY_TAKEN] else 0))
     if at_start:
+        key = _key(st, data, cards, params, taken, kw)
         nodes[1] += 1
-        if key in tt:
-            lo, hi = tt[key]
+        lo, hi = tt.get(key, (-1, -1))
+        if lo >= 0:
             lo += taken
             hi += taken
             if lo >= beta or lo == hi:
@@ -424,6 +606,12 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             if hi <= alpha:
                 return hi
             alpha, beta = max(alpha, lo), min(beta, hi)
+        sure = _sure(st, data, cards, params, side)
+        if side[st[S_LEADER]]:
+            if taken + sure >= beta:
+                return taken + sure
+        elif taken + rem - sure <= alpha:
+            return taken + rem - sure
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     maximise = side[seat]
@@ -453,7 +641,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             child = states[depth + 1]
             _play_into(st, out[i], data, params, side, child)
             v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
-                    nodes, states, work)
+                    nodes, states, work, kw)
         if maximise:
             if v > best:
                 best = v
@@ -467,18 +655,15 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         if a >= b:
             break
     if at_start:
+        old_lo, old_hi = tt.get(key, (-1, -1))
         if best <= alpha:
-            lo, hi = 0, best - taken
-            if key in tt:
-                lo = tt[key][0]
+            lo, hi = max(old_lo, 0), best - taken
         elif best >= beta:
-            lo, hi = best - taken, rem
-            if key in tt:
-                hi = tt[key][1]
+            lo, hi = best - taken, (old_hi if old_lo >= 0 else rem)
         else:
             lo = hi = best - taken
-        if len(tt) >= MAX_ENTRIES and key not in tt:
-            tt.clear()
+        if old_lo < 0 and len(tt) >= params[P_MAX_ENTRIES]:
+            _evict(tt)
         tt[key] = (lo, hi)
     return best
 
@@ -500,22 +685,27 @@ def _canonical(st, m, data, cards, params):
 
 
 def _new_table():
-    return Dict.empty(key_type=types.UniTuple(types.int64, 5),
+    return Dict.empty(key_type=types.UniTuple(types.int64, KEY_WORDS + 1),
                       value_type=types.UniTuple(types.int64, 2))
 
 
 class Solver:
     """Searches of one position and its children: rules, trump and side fixed, one table."""
 
-    def __init__(self, pos: Position) -> None:
+    def __init__(self, pos: Position, max_entries: int = MAX_ENTRIES) -> None:
         r = pos.rules
         check(r)
         self.rules, self.trump, self.side = r, pos.trump, pos.side
-        data = np.zeros((3, 64), np.int64)
+        self.max_entries = max_entries
+        data = np.zeros((5, 64), np.int64)
         data[0, :] = -1
         cards = np.full((7, 64), -1, np.int64)
+        values = sorted({r.points[c] for c in r.ids})
         for c in r.ids:
-            data[:, c] = (r.suit[c], r.rank[c], r.points[c])
+            data[:4, c] = (r.suit[c], r.rank[c], r.points[c], values.index(r.points[c]))
+            data[4, A_SUIT + r.suit[c]] |= 1 << c
+            data[4, A_PMASK + values.index(r.points[c])] |= 1 << c
+        data[4, A_PVAL:A_PVAL + len(values)] = values
         for s in range(4):
             ids = sorted((c for c in r.ids if r.suit[c] == s), key=lambda c: -r.rank[c])
             cards[3 + s, :len(ids)] = ids
@@ -538,11 +728,13 @@ class Solver:
         self.nodes = np.zeros(2, np.int64)
         self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
         self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
+        self.kw = np.zeros(KEY_WORDS, np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
         return np.array([r.n, self.trump, r.last_bonus, r.last_bonus_per_card,
-                         r.invalid_lead == "mask", r.penalty, key_taken], np.int64)
+                         r.invalid_lead == "mask", r.penalty, key_taken, self.max_entries],
+                        np.int64)
 
     def _state(self, pos: Position) -> np.ndarray:
         r = pos.rules
@@ -570,21 +762,33 @@ class Solver:
         return [(int(out[i]), bool(bad[i])) for i in range(count)]
 
     def value(self, st: np.ndarray | None = None) -> int:
-        """The value at `st` (default: the root): MTD(f) over null-window searches."""
+        """The value at `st` (default: the root): null-window searches, MTD(f)'s with steps
+        that double while the value keeps moving one way. Every value is a multiple of
+        `step` (the gcd of the cards' points, the bonus, the penalty and `taken`: a value is
+        `taken` plus points and bonuses, or a penalty, or 0), so a window's bound moves by
+        at least a step."""
         st = self.root if st is None else st
-        lo = int(st[S_TAKEN])
-        hi = lo + int(_rem(st, self.params))
-        guess = (lo + hi) // 2
+        r = self.rules
+        taken = int(st[S_TAKEN])
+        step = math.gcd(*(r.points[c] for c in r.ids), r.last_bonus, r.penalty, taken) or 1
+        lo, hi = taken, taken + int(_rem(st, self.params))
+        beta = lo + step * ((hi - lo) // (2 * step))
+        jump, way = step, 0
         while lo < hi:
-            beta = max(guess, lo + 1)
+            beta = min(max(beta, lo + 1), hi)
             self.states[0] = st
-            guess = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
-                            self.params, self.side_arr, self.tt, self.moves, self.bads,
-                            self.scores, self.nodes, self.states, self.work))
-            if guess < beta:
-                hi = guess
-            else:
-                lo = guess
+            v = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
+                        self.params, self.side_arr, self.tt, self.moves, self.bads,
+                        self.scores, self.nodes, self.states, self.work, self.kw))
+            now = 1 if v >= beta else -1
+            jump = 2 * jump if now == way else step
+            way = now
+            if v >= beta:  # v is a lower bound: test v + jump next
+                lo = v
+                beta = v + jump
+            else:  # an upper bound: test v - jump + step (MTD(f)'s v itself at first)
+                hi = v
+                beta = v - jump + step
         return lo
 
     def move_values(self) -> dict[int, int]:

@@ -371,3 +371,118 @@ def test_DBF_moves_match_the_jax_engine():
             s = sh.step(env, s, a)
             hands += int(sh.facts(env, s)["hands_played"]) > before
     assert checked > 10
+
+
+def same_rules_positions(rng: random.Random, flags: dict, count: int, max_cards: int):
+    """Random trick starts (1..max_cards cards a hand, random leader and taken points) under
+    one hand's rules (one trump level and suit, one kitty)."""
+    rules = position_of(random_ending(rng, 1, flags), flags).rules
+    trump = rules.suit[ds.NUM_CARDS - 1]  # a joker: always a trump
+    for _ in range(count):
+        k = rng.randint(1, max_cards)
+        deck = list(range(54))
+        rng.shuffle(deck)
+        hands = tuple(tuple(sorted(deck[i * k:(i + 1) * k])) for i in range(4))
+        leader = rng.randrange(4)
+        yield Position(rules, hands, trump, leader, tuple(s % 2 == 1 for s in range(4)),
+                       tricks_done=12 - k, taken=5 * rng.randint(0, 4))
+
+
+
+def relabelled(rng: random.Random, pos: Position) -> Position:
+    """`pos` with some cards in play swapped for cards out of play of the same effective
+    suit and points, strictly between the same cards in play (no card in play equal to
+    either): the same relative ranks, other cards."""
+    r = pos.rules
+    hands = [list(h) for h in pos.hands]
+    live = {c for h in hands for c in h}
+    for h in hands:
+        for i, c in enumerate(h):
+            ranks = sorted(r.rank[x] for x in live if r.suit[x] == r.suit[c] and x != c)
+            if r.rank[c] in ranks:
+                continue
+            below = max((x for x in ranks if x < r.rank[c]), default=-1)
+            above = min((x for x in ranks if x > r.rank[c]), default=1 << 30)
+            alts = [x for x in r.ids if x not in live and r.suit[x] == r.suit[c]
+                    and r.points[x] == r.points[c] and below < r.rank[x] < above]
+            if alts and rng.random() < 0.7:
+                x = rng.choice(alts)
+                live = (live - {c}) | {x}
+                h[i] = x
+    return Position(r, tuple(tuple(sorted(h)) for h in hands), pos.trump, pos.leader,
+                    pos.side, tricks_done=pos.tricks_done, taken=pos.taken)
+
+
+def table_key(pos: Position) -> tuple[tuple, int]:
+    """(the compiled search's table key of trick start `pos`, the oracle's value less the
+    side's taken points where the key leaves them out)."""
+    import numpy as np
+
+    from solvers.cpu import multi
+
+    s = multi.Solver(pos)
+    key = multi._key(s.root, s.data, s.cards, s.params, int(s.root[multi.S_TAKEN]),
+                     np.zeros(multi.KEY_WORDS, np.int64))
+    return key, rd.value(pos) - (0 if s.params[multi.P_KEY_TAKEN] else pos.taken)
+
+
+def test_DBF_cpu_relative_rank_keys_are_exact():
+    """The compiled search's table key (relative ranks: per effective suit the holders and
+    point codes of the cards in play, strongest first, `multi._key`) is exact: positions of
+    one hand's rules bucketed by key all have the oracle's value (less the side's taken
+    points where the key leaves them out); and a position with cards swapped for others of
+    the same relative rank and points (`relabelled`) has the same key and value."""
+    swapped = 0
+    for g, flags in enumerate(FLAGS):
+        rng = random.Random(100 + g)
+        seen: dict[tuple, tuple[int, Position]] = {}
+        for pos in same_rules_positions(rng, flags, 150, 3):
+            key, want = table_key(pos)
+            if key in seen:
+                assert want == seen[key][0], (pos, seen[key][1])
+            seen[key] = (want, pos)
+            other = relabelled(rng, pos)
+            if other.hands != pos.hands:
+                assert table_key(other) == (key, want), (pos, other)
+                swapped += 1
+    assert swapped > 300
+
+
+def test_DBF_cpu_sure_points_never_wrong():
+    """The compiled search's sure points (`multi._sure`: the leader's side's masters of a suit
+    led together, not ruffable, with the fewest points each other seat can play to them)
+    bound the oracle's value: at least `taken` + sure points where the leader's side is the
+    side, at most `taken` + what is in play - sure points where it is the other side; and
+    the bound is above nothing in many positions."""
+    from solvers.cpu import multi
+
+    some = 0
+    for g, flags in enumerate(FLAGS):
+        rng = random.Random(300 + g)
+        for pos in same_rules_positions(rng, flags, 100, 3):
+            for p in (pos, pos.other_side()):
+                s = multi.Solver(p)
+                sure = multi._sure(s.root, s.data, s.cards, s.params, s.side_arr)
+                rem = int(multi._rem(s.root, s.params))
+                value = rd.value(p)
+                if p.side[p.leader]:
+                    assert value >= p.taken + sure, (p, sure)
+                else:
+                    assert value <= p.taken + rem - sure, (p, sure)
+                some += sure > 0
+    assert some > 100
+
+
+def test_DBF_cpu_small_table_equals_reference():
+    """With a table of at most 16 entries (a full table drops those of the fewest cards in
+    play, `multi._evict`), the compiled search's values still equal the oracle's; some of
+    the positions fill it many times over."""
+    from solvers.cpu import multi
+
+    full = 0
+    for pos in random_positions(random.Random(77), 80, 4):
+        s = multi.Solver(pos, max_entries=16)
+        assert s.value() == rd.value(pos)
+        assert len(s.tt) <= 16
+        full += int(s.nodes[1]) > 100
+    assert full > 5
