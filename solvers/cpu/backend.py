@@ -15,7 +15,7 @@ import functools
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -129,11 +129,14 @@ def legal_moves(pos: Position) -> list[int]:
     return out + [JK if b == 0 else LEAD_JK + b - 1 for b in range(5) if cand[4] >> b & 1]
 
 
-def _solve_group(group: list[tuple[Position, Goal | None]], budget: int
+def _solve_group(group: list[tuple[Position, Goal | None]], budget: int,
+                 tt: tuple[np.ndarray, ...] | None = None, limit: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Values (goals: 1 reached, 0 not; -1 given up after `budget` nodes) and node counts of
     problems of one rules, trump and deal (`search.solve_group`): (position, None) asks its
-    value, (position, (side_min, other_max)) its goal."""
+    value, (position, (side_min, other_max)) its goal. `tt`: a table to search on as it is
+    (default: a fresh one); `limit`: the budget as an int64[1] another thread may set to 0
+    to stop the search."""
     from solvers.cpu import search
 
     rules = group[0][0].rules
@@ -157,11 +160,65 @@ def _solve_group(group: list[tuple[Position, Goal | None]], budget: int
     done = np.array([p.tricks_done for p, _ in group], np.int64)
     nodes = np.zeros((count, 2), np.int64)
     cards = max(len(h) for p, _ in group for h in p.hands)
-    with _table(_table_bits(cards)) as tt:
+    limit = np.array([budget], np.int64) if limit is None else limit
+    with contextlib.nullcontext(tt) if tt is not None else _table(_table_bits(cards)) as t:
         search.solve_group(hands, jk, rules.n, group[0][0].trump, side, trick, trick_len,
-                           leader, taken, other, left, done, other_max, cfg, tt, budget, values,
+                           leader, taken, other, left, done, other_max, cfg, t, limit, values,
                            nodes)
     return values, nodes
+
+
+def _value_side_by_side(p: Position, budget: int, workers: int
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """A lone value problem on `workers` threads: (its value, -1 if given up; its nodes).
+    Null-window searches of several targets run at once ("the side reaches t", goals with no
+    limit on the other side: the value search's table entries), each thread on a table of
+    its own kept across its searches. A free thread takes the open target nearest the guess
+    (MTD(f)'s first target, then just past the last result); a result that makes a running
+    search moot stops it. The searches at and just past the value, nearly all of a whole
+    deal's work, so run side by side."""
+    from solvers.cpu import search
+
+    lo, hi = p.taken, p.taken + ref.remaining(p)
+    guess = (lo + hi + 1) // 2
+    goal_max = search.NO_LIMIT - 1  # a goal's `other_max` that never binds
+    nodes = np.zeros((1, 2), np.int64)
+    bits = _table_bits(max(len(h) for h in p.hands))
+    running: dict = {}  # future -> (target, limit, table)
+    given_up = False
+    with contextlib.ExitStack() as stack:
+        free = [stack.enter_context(_table(bits)) for _ in range(workers)]
+        pool = stack.enter_context(ThreadPoolExecutor(workers))
+        while lo < hi and not given_up:
+            busy = {t for t, _, _ in running.values()}
+            for t in sorted(range(lo + 1, hi + 1), key=lambda t: (abs(t - guess), -t)):
+                if len(running) == workers:
+                    break
+                if t not in busy:
+                    limit = np.array([budget], np.int64)
+                    tt = free.pop()
+                    running[pool.submit(_solve_group, [(p, (t, goal_max))], budget, tt,
+                                        limit)] = (t, limit, tt)
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                t, limit, tt = running.pop(f)
+                free.append(tt)
+                v, nd = f.result()
+                nodes += nd
+                if v[0] < 0:  # stopped (moot), or past the budget
+                    given_up = given_up or limit[0] > 0
+                elif v[0]:
+                    lo, guess = max(lo, t), max(lo, t) + 1
+                else:
+                    hi, guess = min(hi, t - 1), min(hi, t - 1)
+            for t, limit, _ in running.values():
+                if t <= lo or t > hi or given_up:
+                    limit[0] = 0
+        for _, limit, _ in running.values():
+            limit[0] = 0
+        for f in running:
+            nodes += f.result()[1]
+    return np.array([-1 if given_up else lo]), nodes
 
 
 def default_threads() -> int:
@@ -212,6 +269,10 @@ def _run(problems: list[tuple[Position, Goal | None]], labels: list[tuple],
         values[ks] = v
         nodes[ks] = nd
 
+    if len(problems) == 1 and problems[0][1] is None and (threads or default_threads()) > 1:
+        values[:], nodes[:] = _value_side_by_side(problems[0][0], budget,
+                                                  threads or default_threads())
+        return values, nodes
     workers = max(1, min(threads or default_threads(), len(order)))
     if workers == 1:
         for ks in order:

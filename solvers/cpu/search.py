@@ -199,14 +199,15 @@ def _top_k(word, k):
 
 @njit(nogil=True, cache=True)
 def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, done0, t,
-           other_max, cfg, tt, killer, stats, budget):
+           other_max, cfg, tt, killer, stats, limit):
     """Whether the side's total reaches `t` from the position: (ok, bound), the bound
     fail-soft (>= t when ok, < t otherwise). `mv[:root]` holds the current trick's moves,
     led by `lead0`; `taken0` / `other0` the side's / the other side's totals so far, `left0`
     what is still to take, `done0` the tricks complete; the game stops once the other
     side's total passes `other_max` (a goal; NO_LIMIT: a value). stats[0] += nodes,
-    stats[1] += nodes at a trick's start; once stats[0] reaches `budget` the search gives up:
-    (False, -1)."""
+    stats[1] += nodes at a trick's start; once stats[0] reaches `limit[0]` (int64[1]: a node
+    budget, which another thread may lower to stop the search) the search gives up: (False,
+    -1), storing nothing more."""
     lead = np.empty(MAX_DEPTH, np.int64)
     cnt = np.empty(MAX_DEPTH, np.int64)
     taken = np.empty(MAX_DEPTH, np.int64)
@@ -260,7 +261,7 @@ def search(hands, jk, n, trump, side, mv, root, lead0, taken0, other0, left0, do
     by_children = False
     while True:
         if entering:
-            if stats[0] >= budget:
+            if stats[0] >= limit[0]:
                 return False, -1
             stats[0] += 1
             c = cnt[d]
@@ -592,7 +593,7 @@ def _store(flip, leader, tk, lf, ok, bound, rel, best, tt, live, pat, key, cfg, 
 
 @njit(nogil=True, cache=True)
 def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, other, left,
-                done, other_max, cfg, tt, budget, values, nodes):
+                done, other_max, cfg, tt, limit, values, nodes):
     """The values of problems of one deal and trump (their table shared): problem i has
     hands[i], the joker's holder jk[i], side[i], the current trick trick[i, :trick_len[i]]
     led by leader[i], the sides' totals taken[i] and other[i], left[i] still to take and
@@ -601,7 +602,7 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
     value with as much left, then just beyond the bound the last search gave; the table
     keeps the work between them). A goal problem (values[i] = its side_min, other_max[i] <
     NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0. A problem
-    given up after `budget` nodes gets -1. nodes[i, 0..1]: its nodes and nodes at a
+    given up after `limit[0]` nodes (`search`'s) gets -1. nodes[i, 0..1]: its nodes and nodes at a
     trick's start."""
     mv = np.zeros(MAX_DEPTH, np.int64)
     killer = np.full(MAX_DEPTH, -1, np.int64)
@@ -616,7 +617,7 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
         if other_max[i] < NO_LIMIT:
             ok, bound = search(h, jk[i], n, trump, side[i], mv, root, leader[i], taken[i],
                                other[i], left[i], done[i], values[i], other_max[i], cfg, tt,
-                               killer, stats, budget)
+                               killer, stats, limit)
             values[i] = -1 if bound < 0 else (1 if ok else 0)
         else:
             lo, hi = taken[i], taken[i] + left[i]
@@ -630,7 +631,7 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
             while lo < hi:
                 ok, bound = search(h, jk[i], n, trump, side[i], mv, root, leader[i], taken[i],
                                    other[i], left[i], done[i], t, NO_LIMIT, cfg, tt, killer,
-                                   stats, budget)
+                                   stats, limit)
                 if bound < 0:
                     lo = hi = -1
                 elif ok:

@@ -58,6 +58,35 @@ def test_values_alone_and_root_limits():
     assert all(s.moves is None for s in got)
 
 
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_lone_value_problem_on_several_threads_equals_the_reference(threads):
+    """One value problem with threads to spare runs null-window searches of several targets
+    side by side (`backend._value_side_by_side`): the same values, taken and the other
+    side's points included, at every kind of root."""
+    positions = _endings(WHIST, 40, seed=23, most=6) + _endings(THREE, 20, seed=29, most=5)
+    rng = random.Random(5)
+    positions = [dataclasses.replace(p, taken=rng.randint(0, 3), taken_other=rng.randint(
+        0, 3)) for p in positions]
+    for p in positions:
+        [sol] = api.solve([p], backend="cpu", threads=threads)
+        assert sol.value == ref.value(p) and sol.nodes > 0
+
+
+def test_a_stopped_or_exhausted_search_gives_up():
+    """A search whose limit another thread set to 0 stops at once (-1); a lone value
+    problem past its node budget gives up (-1) on several threads too."""
+    import numpy as np
+
+    p = next(p for p in _endings(WHIST, 20, seed=31, most=6)
+             if cpu._solve_group([(p, None)], 30)[0][0] == -1)  # one past 30 nodes
+    v, nodes = cpu._solve_group([(p, None)], 10**9, limit=np.zeros(1, np.int64))
+    assert v[0] == -1 and nodes[0, 0] == 0
+    v, _ = cpu._value_side_by_side(p, 30, workers=2)
+    assert v[0] == -1
+    v, _ = cpu._value_side_by_side(p, 10**9, workers=2)
+    assert v[0] == ref.value(p)
+
+
 def test_windows_clip_as_the_jax_search_does():
     positions = _endings(WHIST, 40, seed=11, most=4)
     values = [ref.value(p) for p in positions]
