@@ -602,8 +602,8 @@ def solve_group(hands, jk, n, trump, side, trick, trick_len, leader, taken, othe
     value with as much left, then just beyond the bound the last search gave; the table
     keeps the work between them). A goal problem (values[i] = its side_min, other_max[i] <
     NO_LIMIT) is one search: values[i] becomes 1 if the side reaches it, else 0. A problem
-    given up after `limit[0]` nodes (`search`'s) gets -1. nodes[i, 0..1]: its nodes and nodes at a
-    trick's start."""
+    given up after `limit[0]` nodes (`search`'s) gets -1. nodes[i, 0..1]: its nodes and
+    nodes at a trick's start."""
     mv = np.zeros(MAX_DEPTH, np.int64)
     killer = np.full(MAX_DEPTH, -1, np.int64)
     stats = np.zeros(2, np.int64)
