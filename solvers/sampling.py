@@ -195,10 +195,7 @@ def _attempts(con: Constraints, key: Array, attempts: int, length: int) -> tuple
         allowed, live, is_jk, is_poh = row[:, :n], row[:, n], row[:, n + 1], row[:, n + 2]
         elig = allowed & (room > 0) & ~(is_poh[:, None] & (players == jk_at[:, None]))
         w = jnp.where(elig, jnp.where(is_jk[:, None], 1, room), 0)  # JK: uniform over kankei
-        cum = jnp.cumsum(w, axis=1)
-        total = cum[:, -1]
-        x = (r % jnp.maximum(total, 1).astype(jnp.uint32)).astype(jnp.int32)
-        pick = jnp.sum(cum <= x[:, None], axis=1)
+        pick, total = weighted_pick(w, r)
         placed = live & (total > 0)
         room = room - (placed[:, None] & (players == pick[:, None]))
         jk_at = jnp.where(placed & is_jk, pick, jk_at)
@@ -227,6 +224,15 @@ def make_sampler(env: KanEnv, samples: int, tries: int = 8) -> Sampler:
         return first_success(*_attempts(con, key, samples * tries, length), tries)
 
     return fn
+
+
+def weighted_pick(w: Array, r: Array) -> tuple[Array, Array]:
+    """Each row's column drawn with probability its weight over the row's total (w int[A, k]
+    >= 0, r uint32[A] random): (pick int[A], total int[A]); pick is k where the total is 0."""
+    cum = jnp.cumsum(w, axis=1)
+    total = cum[:, -1]
+    x = (r % jnp.maximum(total, 1).astype(jnp.uint32)).astype(jnp.int32)
+    return jnp.sum(cum <= x[:, None], axis=1), total
 
 
 def first_success(holders: Array, ok: Array, tries: int) -> tuple[Array, Array]:

@@ -61,7 +61,7 @@ import jax.numpy as jnp
 from kanjax import shengji as sj
 from kanjax.envs import dbf_spec as ds
 from kanjax.envs.da_bai_fen import OBS_HEAD
-from solvers.sampling import first_success
+from solvers.sampling import first_success, weighted_pick
 
 Array = jax.Array
 Sampler = Callable[[Array, Array], tuple[Array, Array]]
@@ -188,11 +188,7 @@ def _attempts(con: Constraints, key: Array, attempts: int, jilin_dun: bool,
         # a holder whose room only the cards left can fill must get this one (forced)
         forced = elig & (left <= room)
         elig = jnp.where(jnp.any(forced, axis=1, keepdims=True), forced, elig)
-        w = jnp.where(elig, room, 0)
-        cum = jnp.cumsum(w, axis=1)
-        total = cum[:, -1]
-        x = (r % jnp.maximum(total, 1).astype(jnp.uint32)).astype(jnp.int32)
-        pick = jnp.sum(cum <= x[:, None], axis=1)
+        pick, total = weighted_pick(jnp.where(elig, room, 0), r)
         placed = live & (total > 0)
         room = room - (placed[:, None] & (hs == pick[:, None]))
         return room, jnp.where(placed, pick, jnp.where(live, -2, -1))
