@@ -391,26 +391,70 @@ def _rem(st, params):
 
 
 @njit(nogil=True, cache=True)
-def _order(st, data, params, side, out, bad, count, scores):
-    """Sorts out[:count] (and bad) likely best first: winning plays with points, points to a
-    partner's trick, cheap plays to the others'; high multi-leads first; penalty last."""
+def _top_rank(mask, rank):
+    """The highest rank among the cards of `mask` (-1: none)."""
+    out = -1
+    x = mask
+    while x:
+        c = _lowbit(x)
+        x &= x - 1
+        out = max(out, rank[c])
+    return out
+
+
+@njit(nogil=True, cache=True)
+def _lead_facts(st, data, params, side, seat, facts):
+    """For the leader `seat`, per effective suit s: facts[0, s] the highest rank another seat
+    holds, facts[1, s] 1 where an opponent void in plain suit s holds a trump (he can ruff
+    a single card), facts[2, s] 1 where the partner's highest card beats the opponents'."""
+    aux, rank = data[4], data[1]
+    trump = params[P_TRUMP]
+    facts[:] = 0
+    for s in range(4):
+        opp, mate = -1, -1
+        for o in range(params[P_N]):
+            if o == seat:
+                continue
+            of = st[o] & aux[A_SUIT + s]
+            if side[o] == side[seat]:
+                mate = max(mate, _top_rank(of, rank))
+            else:
+                opp = max(opp, _top_rank(of, rank))
+                if s != trump and not of and st[o] & aux[A_SUIT + trump]:
+                    facts[1, s] = 1
+        facts[0, s] = max(opp, mate)
+        facts[2, s] = 1 if mate > opp else 0
+
+
+@njit(nogil=True, cache=True)
+def _order(st, data, params, side, out, bad, count, scores, killer, facts):
+    """Sorts out[:count] (and bad) likely best first. Leads: the killer (the last lead that
+    cut off at this depth), then sure winners (masters no opponent can ruff; several
+    together, points first), low cards to the partner's master, then low cards, points and
+    ruffable suits last. Follows: winning plays with points, points to a partner's trick,
+    cheap plays to the others'. Penalty last."""
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     rank, pts = data[1], data[2]
+    if st[S_NPLAYS] == 0:
+        _lead_facts(st, data, params, side, seat, facts)
     for i in range(count):
         m = out[i]
         if bad[i]:
             scores[i] = NEG
             continue
         p = _points(m, pts)
-        top = -1
-        x = m
-        while x:
-            c = _lowbit(x)
-            x &= x - 1
-            top = max(top, rank[c])
+        top = _top_rank(m, rank)
         if st[S_NPLAYS] == 0:
-            scores[i] = 100 * _pop(m) + top
+            s, k = data[0][_lowbit(m)], _pop(m)
+            if m == killer:
+                scores[i] = 1 << 20
+            elif top >= facts[0, s] and not facts[1, s]:  # sure to win
+                scores[i] = 3000 + 100 * k + 10 * p
+            elif k == 1 and facts[2, s] and not facts[1, s]:  # to the partner's master
+                scores[i] = 2000 - 10 * p - top
+            else:
+                scores[i] = 1000 - 10 * p - top - 100 * k - 300 * facts[1, s]
         else:
             led = st[S_LED]
             w = _worth(m, led, data, params[P_TRUMP])
@@ -583,7 +627,7 @@ def _key_cards(key):
 
 @njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
-        states, work, kw):
+        states, work, kw, killers, facts):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
     beyond the window; the table holds bounds of what is still to come at trick starts."""
     nodes[0] += 1
@@ -631,7 +675,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         out[count] = 0
         bad[count] = True
         count += 1
-    _order(st, data, params, side, out, bad, count, scores[depth])
+    _order(st, data, params, side, out, bad, count, scores[depth], killers[depth], facts)
     a, b = alpha, beta
     best = NEG if maximise else -NEG
     for i in range(count):
@@ -641,7 +685,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             child = states[depth + 1]
             _play_into(st, out[i], data, params, side, child)
             v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
-                    nodes, states, work, kw)
+                    nodes, states, work, kw, killers, facts)
         if maximise:
             if v > best:
                 best = v
@@ -653,6 +697,8 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             if best < b:
                 b = best
         if a >= b:
+            if at_start and not bad[i]:
+                killers[depth] = out[i]
             break
     if at_start:
         old_lo, old_hi = tt.get(key, (-1, -1))
@@ -729,6 +775,8 @@ class Solver:
         self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
         self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
         self.kw = np.zeros(KEY_WORDS, np.int64)
+        self.killers = np.zeros(MAX_DEPTH + 1, np.int64)
+        self.facts = np.zeros((3, 4), np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
@@ -779,7 +827,8 @@ class Solver:
             self.states[0] = st
             v = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
                         self.params, self.side_arr, self.tt, self.moves, self.bads,
-                        self.scores, self.nodes, self.states, self.work, self.kw))
+                        self.scores, self.nodes, self.states, self.work, self.kw,
+                        self.killers, self.facts))
             now = 1 if v >= beta else -1
             jump = 2 * jump if now == way else step
             way = now
