@@ -627,10 +627,13 @@ def _key_cards(key):
 
 @njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
-        states, work, kw, killers, facts):
+        states, work, kw, killers, facts, limit):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
-    beyond the window; the table holds bounds of what is still to come at trick starts."""
+    beyond the window; the table holds bounds of what is still to come at trick starts. Past
+    `limit[0]` nodes every node returns at once (the search is given up: `Solver.value`)."""
     nodes[0] += 1
+    if nodes[0] > limit[0]:
+        return st[S_TAKEN]
     taken = st[S_TAKEN]
     rem = _rem(st, params)
     if rem == 0 or taken >= beta:
@@ -685,7 +688,7 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             child = states[depth + 1]
             _play_into(st, out[i], data, params, side, child)
             v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
-                    nodes, states, work, kw, killers, facts)
+                    nodes, states, work, kw, killers, facts, limit)
         if maximise:
             if v > best:
                 best = v
@@ -735,14 +738,23 @@ def _new_table():
                       value_type=types.UniTuple(types.int64, 2))
 
 
-class Solver:
-    """Searches of one position and its children: rules, trump and side fixed, one table."""
+class GivenUp(RuntimeError):
+    """A search ran past its node limit (`Solver`'s `limit`)."""
 
-    def __init__(self, pos: Position, max_entries: int = MAX_ENTRIES) -> None:
+
+class Solver:
+    """Searches of one position and its children: rules, trump and side fixed, one table.
+    `limit`: the node budget as an int64[1] that another thread may lower (to 0: stop now;
+    default none); a search past it raises `GivenUp`, after which the solver is spent."""
+
+    def __init__(self, pos: Position, max_entries: int = MAX_ENTRIES,
+                 limit: np.ndarray | None = None) -> None:
         r = pos.rules
         check(r)
         self.rules, self.trump, self.side = r, pos.trump, pos.side
         self.max_entries = max_entries
+        self.limit = np.array([np.iinfo(np.int64).max]) if limit is None else limit
+        self.given_up = False
         data = np.zeros((5, 64), np.int64)
         data[0, :] = -1
         cards = np.full((7, 64), -1, np.int64)
@@ -814,7 +826,9 @@ class Solver:
         that double while the value keeps moving one way. Every value is a multiple of
         `step` (the gcd of the cards' points, the bonus, the penalty and `taken`: a value is
         `taken` plus points and bonuses, or a penalty, or 0), so a window's bound moves by
-        at least a step."""
+        at least a step. Raises `GivenUp` past the node limit."""
+        if self.given_up:
+            raise GivenUp("the solver's search was given up: its table is not usable")
         st = self.root if st is None else st
         r = self.rules
         taken = int(st[S_TAKEN])
@@ -828,7 +842,10 @@ class Solver:
             v = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
                         self.params, self.side_arr, self.tt, self.moves, self.bads,
                         self.scores, self.nodes, self.states, self.work, self.kw,
-                        self.killers, self.facts))
+                        self.killers, self.facts, self.limit))
+            if self.nodes[0] > self.limit[0]:
+                self.given_up = True
+                raise GivenUp(f"the search was given up after {self.nodes[0]:,} nodes")
             now = 1 if v >= beta else -1
             jump = 2 * jump if now == way else step
             way = now

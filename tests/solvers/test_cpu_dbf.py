@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from kanjax.envs import dbf_spec as ds
@@ -486,3 +487,47 @@ def test_DBF_cpu_small_table_equals_reference():
         assert len(s.tt) <= 16
         full += int(s.nodes[1]) > 100
     assert full > 5
+
+
+def test_DBF_cpu_node_limit_gives_up():
+    """A search past its node limit raises `GivenUp` and spends the solver; another thread
+    lowering the limit to 0 stops a long search (a whole hand) at once; a limit it stays
+    within changes nothing."""
+    import threading
+    import time
+
+    from solvers import bench
+    from solvers.cpu import multi
+
+    pos = next(p for p in random_positions(random.Random(5), 40, 4)
+               if multi.solve(p)[2] > 200)
+    s = multi.Solver(pos, limit=np.array([100]))
+    with pytest.raises(multi.GivenUp, match="given up after 1[0-9][0-9] nodes"):
+        s.value()
+    with pytest.raises(multi.GivenUp, match="not usable"):
+        s.value()
+    assert multi.Solver(pos, limit=np.array([10**9])).value() == rd.value(pos)
+    whole = bench.dbf_positions(1, 12, 0)[0]  # takes minutes
+    limit = np.array([np.iinfo(np.int64).max])
+    threading.Timer(0.2, limit.fill, (0,)).start()
+    t = time.perf_counter()
+    with pytest.raises(multi.GivenUp):
+        multi.Solver(whole, limit=limit).value()
+    assert time.perf_counter() - t < 60
+
+
+def test_DBF_bench_capped_rows():
+    """`--set dbf_cap=S`: hands side by side, each given up after S seconds; the report
+    counts the hands solved and marks a percentile at the cap as a floor."""
+    from solvers import bench
+
+    r = bench.bench_solver(deals=0, cards=3, lanes=16, gonin_deals=0, gonin_cards=2, seed=0,
+                           threads=2, baseline=False, dbf_deals=3, dbf_cards=4, dbf_cap=60)
+    d = r["cpu_dbf"]
+    assert d["solved"] == 3 and d["solves_per_s"] > 0
+    table = bench.format_bench(r)
+    assert "(multi-card), 2 threads side by side, 60 s cap |" in table
+    assert "(3 of 3 solved within 60 s, 2 side by side)" in table
+    d = bench._cpu_dbf_capped(bench.dbf_positions(1, 12, 0), 0.3, 1)
+    assert d["solved"] == 0 and d["p99_seconds"] == d["max_seconds"] == 0.3
+    assert d["values"] == [None]
