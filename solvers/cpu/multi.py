@@ -406,33 +406,29 @@ def _top_rank(mask, rank):
 def _lead_facts(st, data, params, side, seat, facts):
     """For the leader `seat`, per effective suit s: facts[0, s] the highest rank another seat
     holds, facts[1, s] 1 where an opponent void in plain suit s holds a trump (he can ruff
-    a single card), facts[2, s] 1 where the partner's highest card beats the opponents'."""
+    a single card)."""
     aux, rank = data[4], data[1]
     trump = params[P_TRUMP]
     facts[:] = 0
     for s in range(4):
-        opp, mate = -1, -1
+        facts[0, s] = -1
         for o in range(params[P_N]):
             if o == seat:
                 continue
             of = st[o] & aux[A_SUIT + s]
-            if side[o] == side[seat]:
-                mate = max(mate, _top_rank(of, rank))
-            else:
-                opp = max(opp, _top_rank(of, rank))
-                if s != trump and not of and st[o] & aux[A_SUIT + trump]:
-                    facts[1, s] = 1
-        facts[0, s] = max(opp, mate)
-        facts[2, s] = 1 if mate > opp else 0
+            facts[0, s] = max(facts[0, s], _top_rank(of, rank))
+            if (side[o] != side[seat] and s != trump and not of
+                    and st[o] & aux[A_SUIT + trump]):
+                facts[1, s] = 1
 
 
 @njit(nogil=True, cache=True)
 def _order(st, data, params, side, out, bad, count, scores, killer, facts):
     """Sorts out[:count] (and bad) likely best first. Leads: the killer (the last lead that
     cut off at this depth), then sure winners (masters no opponent can ruff; several
-    together, points first), low cards to the partner's master, then low cards, points and
-    ruffable suits last. Follows: winning plays with points, points to a partner's trick,
-    cheap plays to the others'. Penalty last."""
+    together, points first), then the others, several cards and high cards first. Follows:
+    winning plays with points, points to a partner's trick, cheap plays to the others'.
+    Penalty last."""
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     rank, pts = data[1], data[2]
@@ -451,10 +447,8 @@ def _order(st, data, params, side, out, bad, count, scores, killer, facts):
                 scores[i] = 1 << 20
             elif top >= facts[0, s] and not facts[1, s]:  # sure to win
                 scores[i] = 3000 + 100 * k + 10 * p
-            elif k == 1 and facts[2, s] and not facts[1, s]:  # to the partner's master
-                scores[i] = 2000 - 10 * p - top
             else:
-                scores[i] = 1000 - 10 * p - top - 100 * k - 300 * facts[1, s]
+                scores[i] = 100 * k + top
         else:
             led = st[S_LED]
             w = _worth(m, led, data, params[P_TRUMP])
@@ -788,7 +782,7 @@ class Solver:
         self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
         self.kw = np.zeros(KEY_WORDS, np.int64)
         self.killers = np.zeros(MAX_DEPTH + 1, np.int64)
-        self.facts = np.zeros((3, 4), np.int64)
+        self.facts = np.zeros((2, 4), np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
