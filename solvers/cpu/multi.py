@@ -626,9 +626,9 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     beyond the window; the table holds bounds of what is still to come at trick starts. Past
     `limit[0]` nodes every node returns at once (the search is given up: `Solver.value`)."""
     nodes[0] += 1
-    if nodes[0] > limit[0]:
-        return st[S_TAKEN]
     taken = st[S_TAKEN]
+    if nodes[0] > limit[0]:
+        return taken
     rem = _rem(st, params)
     if rem == 0 or taken >= beta:
         return taken
