@@ -144,10 +144,15 @@ def _one_at_a_time(warm_up: Position, positions: list[Position]) -> dict:
             "values": [s.value for s in sols]}
 
 
+def _dbf_warm_up() -> Position:
+    """A small Da Bai Fen position whose first solve compiles (or loads) the search."""
+    return dbf_positions(1, 3, 12345)[0]
+
+
 def _cpu_dbf_timed(positions: list[Position]) -> dict:
     """Da Bai Fen hands on the CPU backend (multi-card search), one at a time on one thread,
     after a warm-up solve (numba's compile or cache load)."""
-    out = _one_at_a_time(dbf_positions(1, 3, 12345)[0], positions)
+    out = _one_at_a_time(_dbf_warm_up(), positions)
     return out | {"deals": len(positions), "nodes_per_solve": out["nodes"] / len(positions)}
 
 
@@ -174,7 +179,7 @@ def _cpu_dbf_capped(positions: list[Position], cap: float, threads: int) -> dict
     p99, max: observed times, a given-up hand's counted as `cap`, so a percentile at `cap`
     is only a floor)."""
     t = time.perf_counter()
-    multi.solve(dbf_positions(1, 3, 12345)[0])
+    multi.solve(_dbf_warm_up())
     first = time.perf_counter() - t
     t = time.perf_counter()
     with ThreadPoolExecutor(threads) as pool:
