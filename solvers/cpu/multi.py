@@ -7,15 +7,14 @@ A move is a play mask (`solvers.position.play_mask`, an int64 here: card ids bel
 value is the side's total at the end (`taken` included), as in `solvers.reference_dbf`.
 
 The search: fail-soft alpha-beta driven by MTD(f) null windows, with a transposition table of
-bounds on what is still to come, at trick starts, keyed by relative ranks (below) and the
-leader (and the side's `taken` where a penalty can decide, see below), kept across the
-driver's searches of one position and its children.
+bounds on what is still to come, at trick starts (`multi_table`: partition search, below),
+kept across the driver's searches of one position and its children.
 
-- Relative-rank table keys (`_key`): at a trick start, per effective suit, the cards still in
+- Relative-rank codes (`_keys`): at a trick start, per effective suit, the cards still in
   play strongest first, each as (its holder, its points' code, whether it is equal in rank
-  to the card before it); then each suit's count, the leader (and `taken` where keyed). Two
-  trick starts of one search (one `Rules`, trump and side) with equal keys have equal values
-  less `taken`: pair their cards in play in the key's order; the pairing keeps each card's
+  to the card before it); with the leader (and `taken` where keyed, see below). Two
+  trick starts of one search (one `Rules`, trump and side) with equal codes have equal values
+  less `taken`: pair their cards in play in the codes' order; the pairing keeps each card's
   holder, effective suit (and so trumpness), points, and the order and equalities of ranks
   within a suit. Everything the rules ask of cards in play is one of these: a lead's shape
   and suit (DBF-21), DBF-23's validity (a card of another seat of the same suit strictly
@@ -26,6 +25,24 @@ driver's searches of one position and its children.
   each side: the game trees are the same but for card names, and so are the values (and
   every bound the search proves for one holds for the other). Positions that differ only
   in which of the cards already played were which share table entries.
+- Partition search: a search's result rests on the cards of each suit from some rank up
+  (`rels`, a rank a suit: NONE for none); a table entry keeps the codes of those top cards
+  only, with the position's class (each hand's suit lengths and point cards by suit and
+  code, the leader, `taken` where keyed), and answers for every position of that class
+  whose top cards have those codes (the next card strictly below them). Pair two such
+  positions' top cards as above and each hand's other cards of a suit by points (the class
+  has as many of each): the pairing keeps holders, suits and points, and ranks but among
+  the other cards, so a line of play keeps its points wherever it compares no two of them.
+  A result rests, per suit, on the lowest of: what its children's results rest on; the
+  deciding card of a trick that a move completes where another play to it holds a card of
+  that suit (DBF-26: its top trump if all trumps, else its top card of the led suit); at a
+  lead, for each suit of which the leader holds two cards or more, the highest card
+  another seat holds (which multi-leads are valid, DBF-23); for a table answer, the top
+  cards its entries rest on; for sure points (below), the highest card another seat holds
+  in their suit. Everything else a result uses is the class's: suit lengths (follows,
+  DBF-25; ruffs), point cards by hand (points taken, the fewest points a hand can play),
+  hand sizes (the last trick's bonus) and rank-equivalent plays (merged below: equal in
+  value in either position).
 - Sure points (`_sure`): at a trick start, the leader can lead all his masters of a suit (his
   cards of it that no card in play of another seat beats: a valid lead, DBF-23, which no
   follow of that suit beats, equal cards losing to the earlier play, DBF-26). Unless an
@@ -39,8 +56,8 @@ driver's searches of one position and its children.
   after which nobody leads); where it is the other side the value is at most `taken` + rem -
   sure (the side's own penalty gives it 0). The search returns the bound where it decides
   the null window.
-- A full table (`Solver`'s `max_entries`) drops about half its entries, those of the fewest
-  cards in play (`_evict`): only work is lost.
+- A full table keeps about half its entries, those of the most cards in play
+  (`multi_table`): only work is lost.
 
 - Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
   cards adjacent among the cards still in play (no other seat's card, nor a card in the
@@ -68,9 +85,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.typed import Dict, List
 
+from solvers.cpu import multi_table as mt
 from solvers.cpu.bits import POP
 from solvers.position import Position, Rules, multi_card_limits, play_mask
 
@@ -81,17 +97,20 @@ MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
 MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
 A_SUIT, A_PMASK, A_PVAL = 0, 4, 8  # data[4]: the suits' masks, the point codes' masks, values
-KEY_WORDS = 6  # the table key's words of card codes: 12 codes of 5 bits a word, 72 >= 63 ids
-# the table's most entries (about 200 bytes each in numba's dict): a full table drops about
-# half, those of the fewest cards in play (`_evict`; only work is lost)
-MAX_ENTRIES = 1 << 22
+MAX_ENTRIES = 1 << 22  # the table's most entries (160 bytes each); a full table starts again
+# a trick start's key (`_keys`): its class, its codes, the ranks of each suit's cards in play
+K_CODES, K_RANKS = mt.CLASS_WORDS, mt.CLASS_WORDS + 4 * mt.SUIT_WORDS
+LR = mt.SUIT_WORDS * mt.CODES_A_WORD  # the most cards of a suit in play
+KEY_LEN = K_RANKS + 4 * LR
+NONE = 1 << 30  # a relevance above every rank: no card of the suit
+MAX_OF_CODE = 15  # the most cards of one point code in a suit (4 bits of the class)
 # data: per card id (rows 0..2: effective suit, rank, points; -1 / 0 for ids not in the deck),
 # the suits' ids by rank (row 3 + s: ids of suit s strongest first, -1 after)
-P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN, P_MAX_ENTRIES = range(8)
+P_N, P_TRUMP, P_BONUS, P_PER_CARD, P_MASK, P_PENALTY, P_KEY_TAKEN = range(7)
 S_HANDS = 0  # state: hands 0..3, leader, plays made, led suit, cards a play, best seat,
-S_LEADER, S_NPLAYS, S_LED, S_NCARDS, S_BEST, S_WORTH, S_TCARDS, S_TPTS, S_INPLAY, S_TAKEN = (
-    range(4, 14))  # best worth, trick cards, trick points, points in play, side's taken
-STATE_LEN = 14
+(S_LEADER, S_NPLAYS, S_LED, S_NCARDS, S_BEST, S_WORTH, S_TCARDS, S_TPTS, S_INPLAY, S_TAKEN,
+ S_BPLAY) = range(4, 15)  # best worth, trick cards, trick points, points in play, side's
+STATE_LEN = 15  # taken, the best play
 WORTH = 256  # a play's worth: WORTH * (2 all-trump, 1 with a card of a plain led suit) + rank
 NEG = -(1 << 40)
 
@@ -110,6 +129,16 @@ def unsupported(rules: Rules) -> tuple[str, ...]:
     if len(values) > MAX_POINT_VALUES:
         out.append(f"{len(values)} card point values: the compiled multi-card search's table "
                    f"keys take at most {MAX_POINT_VALUES}")
+    for s in range(4):
+        of_suit = [c for c in rules.ids if rules.suit[c] == s]
+        if len(of_suit) > LR:
+            out.append(f"{len(of_suit)} cards of one suit: the compiled multi-card search's "
+                       f"table takes at most {LR}")
+        for v in sorted(values)[1:]:  # the lowest code's count: the length less the others
+            if sum(rules.points[c] == v for c in of_suit) > MAX_OF_CODE:
+                out.append(f"more than {MAX_OF_CODE} cards of one suit worth {v}: the "
+                           "compiled multi-card search's table keys count at most "
+                           f"{MAX_OF_CODE}")
     if rules.trick_value:
         out.append(f"a trick worth {rules.trick_value}: the compiled multi-card search "
                    "values card points only")
@@ -355,6 +384,7 @@ def _play_into(st, m, data, params, side, out):
     if st[S_NPLAYS] == 0 or w > st[S_WORTH]:
         out[S_BEST] = seat
         out[S_WORTH] = w
+        out[S_BPLAY] = m
     out[S_TCARDS] = st[S_TCARDS] | m
     out[S_TPTS] = st[S_TPTS] + _points(m, data[2])
     out[S_NPLAYS] = st[S_NPLAYS] + 1
@@ -423,12 +453,12 @@ def _lead_facts(st, data, params, side, seat, facts):
 
 
 @njit(nogil=True, cache=True)
-def _order(st, data, params, side, out, bad, count, scores, killer, facts):
-    """Sorts out[:count] (and bad) likely best first. Leads: the killer (the last lead that
-    cut off at this depth), then sure winners (masters no opponent can ruff; several
-    together, points first), then the others, several cards and high cards first. Follows:
-    winning plays with points, points to a partner's trick, cheap plays to the others'.
-    Penalty last."""
+def _order(st, data, params, side, out, bad, count, scores, killer, hint, facts):
+    """Sorts out[:count] (and bad) likely best first. Leads: the table's best move `hint`,
+    the killer (the last lead that cut off at this depth), then sure winners (masters no
+    opponent can ruff; several together, points first), then the others, several cards and
+    high cards first. Follows: winning plays with points, points to a partner's trick,
+    cheap plays to the others'. Penalty last."""
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     rank, pts = data[1], data[2]
@@ -443,7 +473,9 @@ def _order(st, data, params, side, out, bad, count, scores, killer, facts):
         top = _top_rank(m, rank)
         if st[S_NPLAYS] == 0:
             s, k = data[0][_lowbit(m)], _pop(m)
-            if m == killer:
+            if m == hint:
+                scores[i] = 1 << 21
+            elif m == killer:
                 scores[i] = 1 << 20
             elif top >= facts[0, s] and not facts[1, s]:  # sure to win
                 scores[i] = 3000 + 100 * k + 10 * p
@@ -476,20 +508,22 @@ def _order(st, data, params, side, out, bad, count, scores, killer, facts):
 
 
 @njit(nogil=True, cache=True)
-def _key(st, data, cards, params, taken, kw):
-    """The table key of trick-start state `st` (the module's docstring: relative ranks):
-    per effective suit, strongest first, a 5-bit code for each card still in play (its
-    holder, its points' code `data[3]`, whether it is equal to the card before it), 12 codes
-    a word; then the suits' counts, the leader and (`P_KEY_TAKEN`) the side's `taken`.
-    `kw`: int64[KEY_WORDS] work space."""
+def _keys(st, data, cards, params, taken, key):
+    """Fills `key` (int64[KEY_LEN]) for trick-start state `st` (the module's docstring:
+    the table): key[:K_CODES] its class (`multi_table`: the hands' suit lengths, 6 bits a
+    seat and suit, seats 0-1 and 2-3 a word; the counts of each nonzero point code,
+    4 bits a seat and suit, a word a code; the leader and, with `P_KEY_TAKEN`, the side's
+    `taken`), key[K_CODES:K_RANKS] its codes (per effective suit, strongest first, a 5-bit
+    code for each card still in play: its holder, its points' code `data[3]`, whether it is
+    equal in rank to the card before it), key[K_RANKS + LR * s + i] the rank of suit s's
+    i-th card in play (-NONE after the last)."""
     rank, pcode = data[1], data[3]
-    kw[:] = 0
+    key[:K_RANKS] = 0
+    key[5] = st[S_LEADER] | ((taken << 2) if params[P_KEY_TAKEN] else 0)
     h0, h1, h2, h3 = st[0], st[1], st[2], st[3]
-    n = 0
-    meta = st[S_LEADER]
     for s in range(4):
         order = cards[3 + s]
-        cnt, prev = 0, -1
+        n, prev = 0, -1
         for i in range(order.shape[0]):
             c = order[i]
             if c < 0:
@@ -505,15 +539,55 @@ def _key(st, data, cards, params, taken, kw):
                 h = 3
             else:
                 continue
+            key[h // 2] += np.int64(1) << (6 * (4 * (h % 2) + s))
+            if pcode[c]:
+                key[1 + pcode[c]] += np.int64(1) << (4 * (4 * h + s))
             code = h | (pcode[c] << 2) | ((1 if rank[c] == prev else 0) << 4)
             prev = rank[c]
-            kw[n // 12] |= np.int64(code) << (5 * (n % 12))
+            w = K_CODES + mt.SUIT_WORDS * s + n // mt.CODES_A_WORD
+            key[w] |= np.int64(code) << (5 * (n % mt.CODES_A_WORD))
+            key[K_RANKS + LR * s + n] = rank[c]
             n += 1
-            cnt += 1
-        meta |= np.int64(cnt) << (2 + 7 * s)
-    if params[P_KEY_TAKEN]:
-        meta |= np.int64(taken) << 32
-    return (kw[0], kw[1], kw[2], kw[3], kw[4], kw[5], meta)
+        if n < LR:
+            key[K_RANKS + LR * s + n] = -NONE
+
+
+@njit(nogil=True, cache=True)
+def _ks(rel, key):
+    """The table entry's k for relevance `rel` at the trick start of `key`: per suit, the
+    cards in play of rank at least rel[s] (KS_BITS bits a suit)."""
+    ks = 0
+    for s in range(4):
+        k = 0
+        while k < LR and key[K_RANKS + LR * s + k] >= rel[s]:
+            k += 1
+        ks |= k << (mt.KS_BITS * s)
+    return ks
+
+
+@njit(nogil=True, cache=True)
+def _entry_rel(tt, e, key, rel):
+    """Adds to `rel` what table entry `e` (-1: none) rests on at the trick start of `key`:
+    per suit, the ranks of its top k cards."""
+    if e < 0:
+        return
+    ks = mt.entry_ks(tt, e)
+    for s in range(4):
+        k = (ks >> (mt.KS_BITS * s)) & ((1 << mt.KS_BITS) - 1)
+        if k > 0:
+            rel[s] = min(rel[s], key[K_RANKS + LR * s + k - 1])
+
+
+@njit(nogil=True, cache=True)
+def _trick_rel(st, m, data, params, rel):
+    """Adds to `rel` what the winner of the trick that play `m` completes at `st` rests on:
+    its deciding card's rank (its top trump, all trumps; else its top card of the led suit,
+    DBF-26), where another play to the trick holds a card of that suit."""
+    w = _worth(m, st[S_LED], data, params[P_TRUMP])
+    play, worth = (m, w) if w > st[S_WORTH] else (st[S_BPLAY], st[S_WORTH])
+    s = params[P_TRUMP] if worth >= 2 * WORTH else st[S_LED]
+    if (st[S_TCARDS] | m) & ~play & data[4][A_SUIT + s]:
+        rel[s] = min(rel[s], worth % WORTH)
 
 
 @njit(nogil=True, cache=True)
@@ -532,8 +606,9 @@ def _min_points(mask, count, data):
 
 @njit(nogil=True, cache=True)
 def _sure(st, data, cards, params, side):
-    """At a trick start: points the leader's side is sure to take in this trick (the
-    module's docstring: sure points), 0 if none."""
+    """At a trick start: (the points the leader's side is sure to take in this trick (the
+    module's docstring: sure points), 0 if none; the suit led for them; the highest rank
+    another seat holds in it, -1 if none: the bound rests on the cards from there up)."""
     aux, rank = data[4], data[1]
     n = params[P_N]
     lead = st[S_LEADER]
@@ -542,7 +617,7 @@ def _sure(st, data, cards, params, side):
     for s in range(n):
         live |= st[s]
     trump = params[P_TRUMP]
-    best = 0
+    best, best_s, best_top = 0, 0, -1
     for s in range(4):
         if not hand & aux[A_SUIT + s]:
             continue
@@ -584,48 +659,22 @@ def _sure(st, data, cards, params, side):
                     pts += _points(of, data[2]) + _min_points(st[o] & ~of, k - j, data)
         if k == _pop(hand):  # the last trick: its bonus too
             pts += params[P_BONUS] * (k if params[P_PER_CARD] else 1)
-        best = max(best, pts)
-    return best
-
-
-@njit(nogil=True, cache=True)
-def _evict(tt):
-    """Makes room in a full table: drops the entries of the fewest cards in play (the
-    cheapest to search again), about half of them."""
-    hist = np.zeros(MAX_IDS + 2, np.int64)
-    for key in tt.keys():
-        hist[_key_cards(key)] += 1
-    cut, total = 0, 0
-    while cut <= MAX_IDS and total + hist[cut] <= len(tt) // 2:
-        total += hist[cut]
-        cut += 1
-    if total < len(tt) // 4:  # the next size too: at least a quarter goes
-        cut += 1
-    drop = List()
-    for key in tt.keys():
-        if _key_cards(key) < cut:
-            drop.append(key)
-    for key in drop:
-        tt.pop(key)
-
-
-@njit(nogil=True, cache=True)
-def _key_cards(key):
-    """The cards in play of a table key (`_key`: its suits' counts)."""
-    meta = key[KEY_WORDS]
-    out = 0
-    for s in range(4):
-        out += (meta >> (2 + 7 * s)) & 0x7F
-    return out
+        if pts > best:
+            best, best_s, best_top = pts, s, top
+    return best, best_s, best_top
 
 
 @njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
-        states, work, kw, killers, facts, limit):
+        states, work, keys, rels, hits, killers, facts, limit):
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
-    beyond the window; the table holds bounds of what is still to come at trick starts. Past
-    `limit[0]` nodes every node returns at once (the search is given up: `Solver.value`)."""
+    beyond the window; the table holds bounds of what is still to come at trick starts.
+    rels[depth] gets what the result rests on (the module's docstring: partition search).
+    Past `limit[0]` nodes every node returns at once (the search is given up:
+    `Solver.value`)."""
     nodes[0] += 1
+    rel = rels[depth]
+    rel[:] = NONE
     taken = st[S_TAKEN]
     if nodes[0] > limit[0]:
         return taken
@@ -635,23 +684,31 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     if taken + rem <= alpha:
         return taken + rem
     at_start = st[S_NPLAYS] == 0
+    key = keys[depth]
+    hint = 0
     if at_start:
-        key = _key(st, data, cards, params, taken, kw)
+        _keys(st, data, cards, params, taken, key)
         nodes[1] += 1
-        lo, hi = tt.get(key, (-1, -1))
-        if lo >= 0:
-            lo += taken
-            hi += taken
-            if lo >= beta or lo == hi:
-                return lo
-            if hi <= alpha:
-                return hi
-            alpha, beta = max(alpha, lo), min(beta, hi)
-        sure = _sure(st, data, cards, params, side)
-        if side[st[S_LEADER]]:
-            if taken + sure >= beta:
-                return taken + sure
-        elif taken + rem - sure <= alpha:
+        mt.probe(tt, key[:K_CODES], key[K_CODES:K_RANKS], alpha - taken, beta - taken, rem,
+                 hits)
+        lo, hi, hint = hits[0] + taken, hits[1] + taken, hits[4]
+        if lo >= beta or lo == hi:
+            _entry_rel(tt, hits[2], key, rel)
+            if lo == hi:
+                _entry_rel(tt, hits[3], key, rel)
+            return lo
+        if hi <= alpha:
+            _entry_rel(tt, hits[3], key, rel)
+            return hi
+        alpha, beta = max(alpha, lo), min(beta, hi)
+        sure, sure_suit, sure_top = _sure(st, data, cards, params, side)
+        if side[st[S_LEADER]] and taken + sure >= beta:
+            if sure_top >= 0:
+                rel[sure_suit] = sure_top
+            return taken + sure
+        if not side[st[S_LEADER]] and taken + rem - sure <= alpha:
+            if sure_top >= 0:
+                rel[sure_suit] = sure_top
             return taken + rem - sure
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
@@ -672,9 +729,17 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         out[count] = 0
         bad[count] = True
         count += 1
-    _order(st, data, params, side, out, bad, count, scores[depth], killers[depth], facts)
+    _order(st, data, params, side, out, bad, count, scores[depth], killers[depth], hint,
+           facts)
+    if at_start:  # which multi-leads are valid (DBF-23): the cards from the others' top up
+        for s in range(4):
+            if facts[0, s] >= 0 and _pop(st[seat] & data[4][A_SUIT + s]) >= 2:
+                rel[s] = min(rel[s], facts[0, s])
+    last = st[S_NPLAYS] == n - 1
+    child_rel = rels[depth + 1]
     a, b = alpha, beta
     best = NEG if maximise else -NEG
+    best_move = 0
     for i in range(count):
         if bad[i]:
             v = params[P_PENALTY]
@@ -682,15 +747,19 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
             child = states[depth + 1]
             _play_into(st, out[i], data, params, side, child)
             v = _ab(child, a, b, depth + 1, data, cards, params, side, tt, moves, bads, scores,
-                    nodes, states, work, kw, killers, facts, limit)
+                    nodes, states, work, keys, rels, hits, killers, facts, limit)
+            for s in range(4):
+                rel[s] = min(rel[s], child_rel[s])
+            if last:
+                _trick_rel(st, out[i], data, params, rel)
         if maximise:
             if v > best:
-                best = v
+                best, best_move = v, out[i]
             if best > a:
                 a = best
         else:
             if v < best:
-                best = v
+                best, best_move = v, out[i]
             if best < b:
                 b = best
         if a >= b:
@@ -698,16 +767,14 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
                 killers[depth] = out[i]
             break
     if at_start:
-        old_lo, old_hi = tt.get(key, (-1, -1))
         if best <= alpha:
-            lo, hi = max(old_lo, 0), best - taken
+            lo, hi, best_move = 0, best - taken, 0
         elif best >= beta:
-            lo, hi = best - taken, (old_hi if old_lo >= 0 else rem)
+            lo, hi = best - taken, rem
         else:
             lo = hi = best - taken
-        if old_lo < 0 and len(tt) >= params[P_MAX_ENTRIES]:
-            _evict(tt)
-        tt[key] = (lo, hi)
+        mt.store(tt, key[:K_CODES], _ks(rel, key), key[K_CODES:K_RANKS], lo, hi, rem,
+                 best_move)
     return best
 
 
@@ -727,26 +794,21 @@ def _canonical(st, m, data, cards, params):
     return out
 
 
-def _new_table():
-    return Dict.empty(key_type=types.UniTuple(types.int64, KEY_WORDS + 1),
-                      value_type=types.UniTuple(types.int64, 2))
-
-
 class GivenUp(RuntimeError):
     """A search ran past its node limit (`Solver`'s `limit`)."""
 
 
 class Solver:
-    """Searches of one position and its children: rules, trump and side fixed, one table.
-    `limit`: the node budget as an int64[1] that another thread may lower (to 0: stop now;
-    default none); a search past it raises `GivenUp`, after which the solver is spent."""
+    """Searches of one position and its children: rules, trump and side fixed, one table
+    (of at most `max_entries` entries, fewer for short hands). `limit`: the node budget as
+    an int64[1] that another thread may lower (to 0: stop now; default none); a search past
+    it raises `GivenUp`, after which the solver is spent."""
 
     def __init__(self, pos: Position, max_entries: int = MAX_ENTRIES,
                  limit: np.ndarray | None = None) -> None:
         r = pos.rules
         check(r)
         self.rules, self.trump, self.side = r, pos.trump, pos.side
-        self.max_entries = max_entries
         self.limit = np.array([np.iinfo(np.int64).max]) if limit is None else limit
         self.given_up = False
         data = np.zeros((5, 64), np.int64)
@@ -773,21 +835,24 @@ class Solver:
                              "bounds assume the penalty is at least the side's total so far")
         self.params = self._params(r.invalid_lead == "penalty"
                                    and r.penalty < pos.taken + rem)
-        self.tt = _new_table()
+        most = max(len(h) for h in pos.hands)  # a table for the cards there are
+        self.tt = mt.new_table(min(max_entries, 1 << (8 + 3 * most // 2)))
         self.moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
         self.bads = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.bool_)
         self.scores = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
         self.nodes = np.zeros(2, np.int64)
         self.states = np.zeros((MAX_DEPTH + 2, STATE_LEN), np.int64)
         self.work = np.zeros((MAX_DEPTH + 1, 3, MAX_CLASSES), np.int64)
-        self.kw = np.zeros(KEY_WORDS, np.int64)
+        self.keys = np.zeros((MAX_DEPTH + 1, KEY_LEN), np.int64)
+        self.rels = np.zeros((MAX_DEPTH + 2, 4), np.int64)
+        self.hits = np.zeros(5, np.int64)
         self.killers = np.zeros(MAX_DEPTH + 1, np.int64)
         self.facts = np.zeros((2, 4), np.int64)
 
     def _params(self, key_taken: bool) -> np.ndarray:
         r = self.rules
         return np.array([r.n, self.trump, r.last_bonus, r.last_bonus_per_card,
-                         r.invalid_lead == "mask", r.penalty, key_taken, self.max_entries],
+                         r.invalid_lead == "mask", r.penalty, key_taken],
                         np.int64)
 
     def _state(self, pos: Position) -> np.ndarray:
@@ -835,8 +900,8 @@ class Solver:
             self.states[0] = st
             v = int(_ab(self.states[0], beta - 1, beta, 0, self.data, self.cards,
                         self.params, self.side_arr, self.tt, self.moves, self.bads,
-                        self.scores, self.nodes, self.states, self.work, self.kw,
-                        self.killers, self.facts, self.limit))
+                        self.scores, self.nodes, self.states, self.work, self.keys,
+                        self.rels, self.hits, self.killers, self.facts, self.limit))
             if self.nodes[0] > self.limit[0]:
                 self.given_up = True
                 raise GivenUp(f"the search was given up after {self.nodes[0]:,} nodes")

@@ -422,9 +422,10 @@ def table_key(pos: Position) -> tuple[tuple, int]:
     from solvers.cpu import multi
 
     s = multi.Solver(pos)
-    key = multi._key(s.root, s.data, s.cards, s.params, int(s.root[multi.S_TAKEN]),
-                     np.zeros(multi.KEY_WORDS, np.int64))
-    return key, rd.value(pos) - (0 if s.params[multi.P_KEY_TAKEN] else pos.taken)
+    key = np.zeros(multi.KEY_LEN, np.int64)
+    multi._keys(s.root, s.data, s.cards, s.params, int(s.root[multi.S_TAKEN]), key)
+    return (tuple(key[:multi.K_RANKS]),
+            rd.value(pos) - (0 if s.params[multi.P_KEY_TAKEN] else pos.taken))
 
 
 def test_DBF_cpu_relative_rank_keys_are_exact():
@@ -449,6 +450,59 @@ def test_DBF_cpu_relative_rank_keys_are_exact():
     assert swapped > 300
 
 
+def swapped(rng: random.Random, pos: Position) -> Position:
+    """`pos` with one to three pairs of cards of one effective suit and equal points
+    swapped between two seats: the same table class (suit lengths and point cards of each
+    hand), other holders."""
+    r = pos.rules
+    hands = [list(h) for h in pos.hands]
+    for _ in range(rng.randint(1, 3)):
+        a, b = rng.sample(range(r.n), 2)
+        pairs = [(x, y) for x in hands[a] for y in hands[b]
+                 if r.suit[x] == r.suit[y] and r.points[x] == r.points[y]]
+        if pairs:
+            x, y = rng.choice(pairs)
+            hands[a][hands[a].index(x)], hands[b][hands[b].index(y)] = y, x
+    return Position(r, tuple(tuple(sorted(h)) for h in hands), pos.trump, pos.leader,
+                    pos.side, tricks_done=pos.tricks_done, taken=pos.taken)
+
+
+def test_DBF_cpu_partition_entries_hold_for_their_positions():
+    """Partition search (`multi_table`): an entry rests on the top k cards of each suit
+    and answers for every position of its class that matches them. After a search, trick
+    starts with cards of one suit and points swapped between seats (`swapped`: the same
+    class) that an entry answers for get bounds the oracle's value lies within; many are
+    answered, most by entries resting on fewer than all their cards."""
+    from solvers.cpu import multi
+
+    answered = partial = 0
+    hits = np.zeros(5, np.int64)
+    key = np.zeros(multi.KEY_LEN, np.int64)
+    for g, flags in enumerate(FLAGS):
+        rng = random.Random(500 + g)
+        for pos in same_rules_positions(rng, flags, 40, 4):
+            s = multi.Solver(pos)
+            s.value()
+            for _ in range(12):
+                other = swapped(rng, pos)
+                if other.hands == pos.hands:
+                    continue
+                st = s._state(other)
+                multi._keys(st, s.data, s.cards, s.params, other.taken, key)
+                rem = int(multi._rem(st, s.params))
+                multi.mt.probe(s.tt, key[:multi.K_CODES], key[multi.K_CODES:multi.K_RANKS],
+                               -1, rem + 1, rem, hits)
+                if hits[2] < 0 and hits[3] < 0:
+                    continue
+                value = rd.value(other) - other.taken
+                assert hits[0] <= value <= hits[1], (pos, other, hits)
+                answered += 1
+                full = multi._ks(np.full(4, -1), key)  # every card in play
+                partial += any(e >= 0 and multi.mt.entry_ks(s.tt, e) != full
+                               for e in hits[2:])
+    assert answered > 200 and partial > 100, (answered, partial)
+
+
 def test_DBF_cpu_sure_points_never_wrong():
     """The compiled search's sure points (`multi._sure`: the leader's side's masters of a suit
     led together, not ruffable, with the fewest points each other seat can play to them)
@@ -463,7 +517,7 @@ def test_DBF_cpu_sure_points_never_wrong():
         for pos in same_rules_positions(rng, flags, 100, 3):
             for p in (pos, pos.other_side()):
                 s = multi.Solver(p)
-                sure = multi._sure(s.root, s.data, s.cards, s.params, s.side_arr)
+                sure = multi._sure(s.root, s.data, s.cards, s.params, s.side_arr)[0]
                 rem = int(multi._rem(s.root, s.params))
                 value = rd.value(p)
                 if p.side[p.leader]:
@@ -484,7 +538,7 @@ def test_DBF_cpu_small_table_equals_reference():
     for pos in random_positions(random.Random(77), 80, 4):
         s = multi.Solver(pos, max_entries=16)
         assert s.value() == rd.value(pos)
-        assert len(s.tt) <= 16
+        assert multi.mt.size(s.tt) <= 16
         full += int(s.nodes[1]) > 100
     assert full > 5
 
