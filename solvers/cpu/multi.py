@@ -836,7 +836,7 @@ class Solver:
         self.params = self._params(r.invalid_lead == "penalty"
                                    and r.penalty < pos.taken + rem)
         most = max(len(h) for h in pos.hands)  # a table for the cards there are
-        self.tt = mt.new_table(min(max_entries, 1 << (8 + 3 * most // 2)))
+        self.tt = mt.new_table(min(max_entries, 1 << (4 + 3 * most // 2)))
         self.moves = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
         self.bads = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.bool_)
         self.scores = np.zeros((MAX_DEPTH + 1, MAX_MOVES + 1), np.int64)
