@@ -571,7 +571,7 @@ def _entry_rel(tt, e, key, rel):
     per suit, the ranks of its top k cards."""
     if e < 0:
         return
-    ks = mt.entry_ks(tt, e)
+    ks = tt[1][e, mt.E_KS]  # the top cards of each suit it rests on
     for s in range(4):
         k = (ks >> (mt.KS_BITS * s)) & ((1 << mt.KS_BITS) - 1)
         if k > 0:

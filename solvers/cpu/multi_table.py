@@ -136,12 +136,6 @@ def probe(tt, key, codes, a, b, rem, out):
 
 
 @njit(nogil=True, cache=True)
-def entry_ks(tt, e):
-    """Entry `e`'s k: the top cards of each suit (KS_BITS bits a suit) its bounds rest on."""
-    return tt[1][e, E_KS]
-
-
-@njit(nogil=True, cache=True)
 def store(tt, key, ks, codes, lo, hi, rem, best):
     """Tightens (or adds) the entry of class `key` for the top `ks` cards of `codes`: the
     side's future value is within [lo, hi] (`rem`: the most it can be); `best` the move

@@ -498,7 +498,7 @@ def test_DBF_cpu_partition_entries_hold_for_their_positions():
                 assert hits[0] <= value <= hits[1], (pos, other, hits)
                 answered += 1
                 full = multi._ks(np.full(4, -1), key)  # every card in play
-                partial += any(e >= 0 and multi.mt.entry_ks(s.tt, e) != full
+                partial += any(e >= 0 and s.tt[1][e, multi.mt.E_KS] != full
                                for e in hits[2:])
     assert answered > 200 and partial > 100, (answered, partial)
 
