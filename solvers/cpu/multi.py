@@ -97,7 +97,7 @@ MAX_MOVES = 4096  # the most plays of a seat: 2^12 leads of 12 cards of one suit
 MAX_DEPTH = 4 * 12 + 1
 MAX_POINT_VALUES = 4  # a card's points' code: 2 bits of the table key
 A_SUIT, A_PMASK, A_PVAL = 0, 4, 8  # data[4]: the suits' masks, the point codes' masks, values
-MAX_ENTRIES = 1 << 22  # the table's most entries (160 bytes each); a full table starts again
+MAX_ENTRIES = 1 << 22  # the table's most entries (216 bytes each); a full one keeps half
 # a trick start's key (`_keys`): its class, its codes, the ranks of each suit's cards in play
 K_CODES, K_RANKS = mt.CLASS_WORDS, mt.CLASS_WORDS + 4 * mt.SUIT_WORDS
 LR = mt.SUIT_WORDS * mt.CODES_A_WORD  # the most cards of a suit in play

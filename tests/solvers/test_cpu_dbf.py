@@ -430,7 +430,7 @@ def table_key(pos: Position) -> tuple[tuple, int]:
 
 def test_DBF_cpu_relative_rank_keys_are_exact():
     """The compiled search's table key (relative ranks: per effective suit the holders and
-    point codes of the cards in play, strongest first, `multi._key`) is exact: positions of
+    point codes of the cards in play, strongest first, `multi._keys`) is exact: positions of
     one hand's rules bucketed by key all have the oracle's value (less the side's taken
     points where the key leaves them out); and a position with cards swapped for others of
     the same relative rank and points (`relabelled`) has the same key and value."""
@@ -530,7 +530,7 @@ def test_DBF_cpu_sure_points_never_wrong():
 
 def test_DBF_cpu_small_table_equals_reference():
     """With a table of at most 16 entries (a full table drops those of the fewest cards in
-    play, `multi._evict`), the compiled search's values still equal the oracle's; some of
+    play, `multi_table._evict`), the compiled search's values still equal the oracle's; some of
     the positions fill it many times over."""
     from solvers.cpu import multi
 
