@@ -573,7 +573,7 @@ def _entry_rel(tt, e, key, rel):
         return
     ks = tt[1][e, mt.E_KS]  # the top cards of each suit it rests on
     for s in range(4):
-        k = (ks >> (mt.KS_BITS * s)) & ((1 << mt.KS_BITS) - 1)
+        k = mt.suit_k(ks, s)
         if k > 0:
             rel[s] = min(rel[s], key[K_RANKS + LR * s + k - 1])
 

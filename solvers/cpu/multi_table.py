@@ -85,6 +85,12 @@ def _head(tt, key, create):
 
 
 @njit(nogil=True, cache=True)
+def suit_k(ks, s):
+    """Suit s's k in an entry's `ks`: how many of its top cards the entry rests on."""
+    return (ks >> (KS_BITS * s)) & ((1 << KS_BITS) - 1)
+
+
+@njit(nogil=True, cache=True)
 def pattern_mask(k, w):
     """The bits of a suit's pattern word `w` an entry of `k` top cards compares: the codes
     of cards 0..k-1 and the equality bit of card k."""
@@ -101,7 +107,7 @@ def pattern_mask(k, w):
 def _matches(pool, e, codes):
     ks = pool[e, E_KS]
     for s in range(4):
-        k = (ks >> (KS_BITS * s)) & ((1 << KS_BITS) - 1)
+        k = suit_k(ks, s)
         for w in range(SUIT_WORDS):
             m = pattern_mask(k, w)
             if m == 0:
@@ -156,7 +162,7 @@ def store(tt, key, ks, codes, lo, hi, rem, best):
         fill[0] += 1
         pool[e, E_KS] = ks
         for s in range(4):
-            k = (ks >> (KS_BITS * s)) & ((1 << KS_BITS) - 1)
+            k = suit_k(ks, s)
             for w in range(SUIT_WORDS):
                 j = SUIT_WORDS * s + w
                 pool[e, E_PAT + j] = codes[j] & pattern_mask(k, w)

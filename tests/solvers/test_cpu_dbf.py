@@ -467,7 +467,7 @@ def swapped(rng: random.Random, pos: Position) -> Position:
                     pos.side, tricks_done=pos.tricks_done, taken=pos.taken)
 
 
-def test_DBF_cpu_partition_entries_hold_for_their_positions():
+def test_DBF_23_26_cpu_partition_entries_hold_for_their_positions():
     """Partition search (`multi_table`): an entry rests on the top k cards of each suit
     and answers for every position of its class that matches them. After a search, trick
     starts with cards of one suit and points swapped between seats (`swapped`: the same
