@@ -670,6 +670,9 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
     """Fail-soft alpha-beta: the side's total at the end if within (alpha, beta), else a bound
     beyond the window; the table holds bounds of what is still to come at trick starts.
     rels[depth] gets what the result rests on (the module's docstring: partition search).
+    Windows are null (beta = alpha + 1, `Solver.value`), so a table bound either decides a
+    node or leaves its window as it is (a wider window narrowed by an entry would rest on
+    that entry too).
     Past `limit[0]` nodes every node returns at once (the search is given up:
     `Solver.value`)."""
     nodes[0] += 1
@@ -700,16 +703,13 @@ def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scor
         if hi <= alpha:
             _entry_rel(tt, hits[3], key, rel)
             return hi
-        alpha, beta = max(alpha, lo), min(beta, hi)
         sure, sure_suit, sure_top = _sure(st, data, cards, params, side)
-        if side[st[S_LEADER]] and taken + sure >= beta:
+        ours = side[st[S_LEADER]]
+        bound = taken + sure if ours else taken + rem - sure
+        if (bound >= beta) if ours else (bound <= alpha):
             if sure_top >= 0:
                 rel[sure_suit] = sure_top
-            return taken + sure
-        if not side[st[S_LEADER]] and taken + rem - sure <= alpha:
-            if sure_top >= 0:
-                rel[sure_suit] = sure_top
-            return taken + rem - sure
+            return bound
     n = params[P_N]
     seat = (st[S_LEADER] + st[S_NPLAYS]) % n
     maximise = side[seat]
