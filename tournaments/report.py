@@ -150,6 +150,21 @@ def _clean(x: Any) -> Any:
     return x
 
 
+def _repeats(games: pa.Table) -> np.ndarray:
+    """The ids of the games that repeat an earlier game of the folder: the same duplicate
+    group (deal seed and pairing, so the same keys) and the same bot in every seat
+    (`tournaments.plan`'s "rotations" seatings play each seating several times)."""
+    seen, out = set(), []
+    cols = games.select(["game_id", "group", "bots"]).to_pydict()
+    for gid, group, bots in sorted(zip(cols["game_id"], cols["group"], cols["bots"],
+                                       strict=True)):
+        key = (group, tuple(bots))
+        if key in seen:
+            out.append(gid)
+        seen.add(key)
+    return np.array(out, np.int64)
+
+
 def report(dir: str | Path) -> dict:
     """Compute the statistics of a tournament folder, write DIR/report.json and the plots,
     and return the report (JSON-safe)."""
@@ -158,6 +173,12 @@ def report(dir: str | Path) -> dict:
     if seats.num_rows == 0:
         raise ValueError(f"{root}: no games stored (no rows under {root / 'seats'})")
     games, sides = _read(root, "games", GAMES), _sides(root)
+    repeats = _repeats(games)
+    if len(repeats):  # count each game once (a folder run with seatings = "rotations")
+        seats = seats.filter(pc.invert(pc.is_in(seats.column("game_id"), pa.array(repeats))))
+        games = games.filter(pc.invert(pc.is_in(games.column("game_id"), pa.array(repeats))))
+        if sides is not None:
+            sides = sides.filter(pc.invert(pc.is_in(sides.column("game_id"), pa.array(repeats))))
     n_players = int(seats.column("player").to_numpy().max()) + 1
     partners = stats.whole_match_partners(sides, n_players) if sides is not None else None
     manifest = _manifest(root)
@@ -169,6 +190,7 @@ def report(dir: str | Path) -> dict:
         "roles": roles,
         "games": len(np.unique(seats.column("game_id").to_numpy())),
         "groups": len(np.unique(seats.column("group").to_numpy())),
+        "repeats_left_out": len(repeats),
         "truncated": int(np.sum(games.column("truncated").to_numpy(zero_copy_only=False))),
         "forfeits": _forfeits(games),
         "bots": stats.bot_summary(seats, roles),
@@ -193,18 +215,28 @@ def _run_title(root: Path, manifest: dict, result: dict) -> str:
 
 
 def _plot_ratings(ratings: dict, path: Path, title: str):
-    """Elo rating of each bot with its CI, best on top."""
+    """Elo rating of each bot with its CI, best on top; where there is no interval, the
+    points alone, on an axis of at least +-100 Elo, and the plot says why."""
     from matplotlib.figure import Figure
 
     order = np.argsort(ratings["elo"])
     elo = np.array(ratings["elo"])[order]
-    err = np.array([elo - np.array(ratings["lo"])[order], np.array(ratings["hi"])[order] - elo])
+    lo = np.array([np.nan if x is None else x for x in ratings["lo"]], float)[order]
+    hi = np.array([np.nan if x is None else x for x in ratings["hi"]], float)[order]
     fig = Figure(figsize=(6, 1 + 0.45 * len(order)), layout="tight")
     ax = fig.add_subplot()
-    ax.errorbar(elo, np.arange(len(order)), xerr=err, fmt="o", capsize=4)
+    shown = ~np.isnan(lo)
+    ax.errorbar(elo[shown], np.arange(len(order))[shown],
+                xerr=[elo[shown] - lo[shown], hi[shown] - elo[shown]], fmt="o", capsize=4)
+    ax.plot(elo[~shown], np.arange(len(order))[~shown], "o", color="grey")
     ax.set_yticks(np.arange(len(order)), [ratings["bots"][i] for i in order])
     ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel(f"Elo (mean 0), {ratings['level']:.0%} CI clustered by duplicate group")
+    reach = max(100.0, *np.abs(elo), *np.abs(lo[shown]), *np.abs(hi[shown]))
+    ax.set_xlim(-1.1 * reach, 1.1 * reach)
+    label = f"Elo (mean 0), {ratings['level']:.0%} CI clustered by duplicate group"
+    if not shown.all():
+        label += f"\nno CI (grey): {stats.no_interval_reason(ratings['groups'])}"
+    ax.set_xlabel(label)
     ax.set_title(title, fontsize="medium")
     fig.savefig(path, dpi=100)
     return fig
@@ -237,11 +269,13 @@ def _plot_scores(seats: pa.Table, path: Path, title: str):
     return fig
 
 
-def _ci(x: float | None, lo: float | None, hi: float | None, digits: int = 2) -> str:
+def _ci(x: float | None, lo: float | None, hi: float | None, groups: int, digits: int = 2
+        ) -> str:
+    """An estimate with its interval, or with why it has none (`stats.no_interval_reason`)."""
     if x is None:
         return "n/a"
     if lo is None or hi is None:
-        return f"{x:.{digits}f}"
+        return f"{x:.{digits}f} (no CI: {stats.no_interval_reason(groups)})"
     return f"{x:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
@@ -267,10 +301,12 @@ def bot_table(result: dict) -> tuple[list[tuple[str, str, str]], list[list[str]]
     rows = []
     for b in sorted(result["bots"], key=lambda b: -elo[b["bot"]][0]):
         rows.append([b["bot"], str(b["seats"]),
-                     _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"]),
-                     _ci(b["score"], b["score_lo"], b["score_hi"]), _pct(b["win_share"]),
+                     _ci(b["score_per_deal"], b["score_per_deal_lo"], b["score_per_deal_hi"],
+                         b["groups"]),
+                     _ci(b["score"], b["score_lo"], b["score_hi"], b["groups"]),
+                     _pct(b["win_share"]),
                      *[_pct(b["win_share_by_role"].get(role)) for role in result["roles"]],
-                     _ci(*elo[b["bot"]], digits=0),
+                     _ci(*elo[b["bot"]], r["groups"], digits=0),
                      _forfeit_cell(result["forfeits"].get(b["bot"], {}))])
     return columns, rows
 
@@ -290,7 +326,7 @@ PAIRWISE_TITLE = "pairwise (mean match score difference a - b over shared duplic
 
 def pairwise_rows(result: dict) -> list[tuple[str, str, str, int]]:
     """(a, b, the difference with its CI, shared groups) for each pair of bots."""
-    return [(p["a"], p["b"], _ci(p["diff"], p["lo"], p["hi"]), p["groups"])
+    return [(p["a"], p["b"], _ci(p["diff"], p["lo"], p["hi"], p["groups"]), p["groups"])
             for p in result["pairwise"]]
 
 
@@ -309,8 +345,10 @@ def sprt_line(result: dict) -> str | None:
 
 def headline(result: dict) -> str:
     """The report's title line: the folder, its games and groups (and truncated games)."""
+    repeats = result.get("repeats_left_out", 0)
     return (f"{result['dir']}: {result['games']} games in {result['groups']} duplicate groups"
-            + (f", {result['truncated']} truncated" if result["truncated"] else ""))
+            + (f", {result['truncated']} truncated" if result["truncated"] else "")
+            + (f" ({repeats} repeats of these games left out)" if repeats else ""))
 
 
 def format_report(result: dict) -> str:

@@ -1,9 +1,11 @@
 """Tournament statistics on the `seats` / `deals` tables (numpy and scipy, no JAX).
 
 Every confidence interval allows for duplicate groups (the games sharing a deal seed), because
-the games of a group share their luck and are not independent: score intervals resample whole
-groups (one set of resamples, a seed, serves all the columns of one call, so the intervals are
-joint), rating intervals use an error clustered by group.
+the games of a group share their luck and are not independent: every error is clustered by
+group, and every interval is Student's t with (groups - 1) degrees of freedom, so it stays
+honest with few groups (`tournaments.coverage` measures it from 2 groups up). Where there is
+nothing to measure a spread from (one group, or every group alike) there is no interval (NaN,
+None in a report), never a zero-width one.
 
 Ratings: a Bradley-Terry model with ties (Davidson 1970) fitted on every pair of players of a
 game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differences, see `sprt`.
@@ -12,8 +14,7 @@ game, see `fit_ratings`. A/B tests: a Gaussian SPRT on per-group score differenc
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
@@ -23,7 +24,7 @@ import pyarrow as pa
 ELO = 400.0 / math.log(10.0)  # Elo points per logit of the win / loss odds
 PRIOR_SD_ELO = 500.0  # weak Gaussian prior on each bot's rating (mean 0)
 PRIOR_LOG_NU = (0.0, 2.0)  # Gaussian prior (mean, sd) on log nu, the Davidson tie parameter
-_BOOT_CELLS = 8_000_000  # resample weights held in memory at once (resamples x groups)
+MIN_GROUPS = 2  # an interval needs spread between groups: one group has none to measure
 
 Columns = pa.Table | Mapping[str, Any]
 
@@ -47,48 +48,40 @@ def t_quantile(level: float, groups: int) -> float:
     return float(t.ppf(0.5 + level / 2, max(groups - 1, 1)))
 
 
-def _boot_weights(n_groups: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
-    """How often each group is drawn in each resample: float[chunk, n_groups] blocks."""
-    rng = np.random.default_rng(seed)
-    step = max(1, _BOOT_CELLS // max(n_groups, 1))
-    for start in range(0, n_boot, step):
-        k = min(step, n_boot - start)
-        draws = rng.integers(0, n_groups, size=(k, n_groups), dtype=np.int64)
-        draws += np.arange(k)[:, None] * n_groups
-        yield np.bincount(draws.ravel(), minlength=k * n_groups).reshape(k, n_groups).astype(
-            np.float64)
+def cluster_ci(num: np.ndarray, den: np.ndarray, level: float = 0.95
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Ratios of sums with intervals clustered by group: num, den float[G, K] (a row a
+    duplicate group) -> (estimate sum(num) / sum(den), lo, hi, groups) per column.
 
-
-def _boot_ratios(num: np.ndarray, den: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Resampled ratios sum(num) / sum(den) per column: num, den float[G, K] -> [n_boot, K]."""
-    out = []
+    The error is the delta method's for a ratio, clustered by group (the residuals
+    num - r den of the groups that count, den > 0, with the small-sample factor G / (G - 1)),
+    and the interval Student's t with G - 1 degrees of freedom (`t_quantile`), which keeps its
+    coverage down to 2 groups (`tournaments.coverage`). No interval (NaN bounds) with fewer
+    than `MIN_GROUPS` groups, or where every group gives the same ratio: one group has no
+    spread to measure, and a zero-width interval would claim certainty the data lack."""
+    num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+    counts = den > 0
+    groups = counts.sum(0)
+    total = den.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        for w in _boot_weights(num.shape[0], n_boot, seed):
-            out.append((w @ num) / (w @ den))
-    return np.concatenate(out)
+        est = num.sum(0) / total
+        resid = np.where(counts, num - est * den, 0.0)
+        g = np.maximum(groups, 2)
+        se = np.sqrt((resid ** 2).sum(0) * g / (g - 1)) / total
+    spread = np.array([np.ptp(num[c, k] / den[c, k]) > 1e-12 * max(1.0, abs(est[k]))
+                       if c.any() else False for k, c in enumerate(counts.T)], bool)
+    ok = (groups >= MIN_GROUPS) & spread & (se > 0)
+    t = np.array([t_quantile(level, int(n)) for n in groups])
+    lo = np.where(ok, est - t * se, np.nan)
+    hi = np.where(ok, est + t * se, np.nan)
+    return est, lo, hi, groups
 
 
-def _percentiles(boot: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bounds per column; NaN where no resample is defined (a bot or pair absent
-    from every resampled group)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns -> NaN bounds
-        q = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2], axis=0)
-    return q[0], q[1]
-
-
-def bootstrap_ci(values: np.ndarray, groups: np.ndarray, n_boot: int = 2000, seed: int = 0,
-                 level: float = 0.95, weights: np.ndarray | None = None,
-                 ) -> tuple[float, float, float]:
-    """(mean, lo, hi): the (weighted) mean of `values` with a percentile CI from resampling
-    whole groups with replacement. With `weights` the mean is sum(w v) / sum(w)."""
-    values = np.asarray(values, np.float64)
-    w = np.ones_like(values) if weights is None else np.asarray(weights, np.float64)
-    _, inv = np.unique(np.asarray(groups), return_inverse=True)
-    num = np.bincount(inv, weights=w * values)[:, None]
-    den = np.bincount(inv, weights=w)[:, None]
-    lo, hi = _percentiles(_boot_ratios(num, den, n_boot, seed), level)
-    return float(num.sum() / den.sum()), float(lo[0]), float(hi[0])
+def no_interval_reason(groups: int) -> str:
+    """Why a report shows no interval for an estimate over `groups` duplicate groups."""
+    if groups < MIN_GROUPS:
+        return f"{groups} group{'s' * (groups != 1)}: too few for an interval"
+    return "no spread between groups"
 
 
 def _by_group_bot(seats: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -106,12 +99,12 @@ def _table(g: np.ndarray, b: np.ndarray, values: np.ndarray, shape: tuple[int, i
     return out
 
 
-def bot_summary(seats: Columns, roles: Sequence[str] = (), n_boot: int = 2000, seed: int = 0,
-                level: float = 0.95) -> list[dict]:
+def bot_summary(seats: Columns, roles: Sequence[str] = (), level: float = 0.95) -> list[dict]:
     """Per bot (sorted by name): games, groups, mean match score and mean score per deal
-    (sum of scores / sum of deals) with group-bootstrap CIs, and the share of deals his side
-    won: overall and in each role (`win_share_by_role`, keyed by the game's role names
-    `roles`, from `deals_by_role` / `won_by_role`; None where he never held the role)."""
+    (sum of scores / sum of deals) with intervals clustered by group (`cluster_ci`; None
+    where there is none), and the share of deals his side won: overall and in each role
+    (`win_share_by_role`, keyed by the game's role names `roles`, from `deals_by_role` /
+    `won_by_role`; None where he never held the role)."""
     bots, g, b = _by_group_bot(seats)
     shape = (g.max() + 1, len(bots))
     score = _col(seats, "score").astype(np.float64)
@@ -120,21 +113,20 @@ def bot_summary(seats: Columns, roles: Sequence[str] = (), n_boot: int = 2000, s
     won = _col_matrix(seats, "won_by_role", len(roles))
     num = _table(g, b, score, shape)
     den_match, den_deal = _table(g, b, np.ones_like(score), shape), _table(g, b, deals, shape)
-    boot = _boot_ratios(np.hstack([num, num]), np.hstack([den_match, den_deal]), n_boot, seed)
-    lo, hi = _percentiles(boot, level)
+    est, lo, hi, groups = cluster_ci(np.hstack([num, num]), np.hstack([den_match, den_deal]),
+                                     level)
     k = len(bots)
     out = []
     for i, name in enumerate(bots):
         rows = b == i
-        n_deals = deals[rows].sum()
         n_role, won_role = in_role[rows].sum(0), won[rows].sum(0)
         out.append({
-            "bot": str(name), "seats": int(rows.sum()), "groups": int((den_match[:, i] > 0).sum()),
-            "deals": int(n_deals),
-            "score": float(score[rows].mean()), "score_lo": float(lo[i]), "score_hi": float(hi[i]),
-            "score_per_deal": float(score[rows].sum() / n_deals) if n_deals else float("nan"),
+            "bot": str(name), "seats": int(rows.sum()), "groups": int(groups[i]),
+            "deals": int(deals[rows].sum()),
+            "score": float(est[i]), "score_lo": float(lo[i]), "score_hi": float(hi[i]),
+            "score_per_deal": float(est[k + i]),
             "score_per_deal_lo": float(lo[k + i]), "score_per_deal_hi": float(hi[k + i]),
-            "win_share": _share(won_role.sum(), n_deals),
+            "win_share": _share(won_role.sum(), deals[rows].sum()),
             "win_share_by_role": {str(r): _share(won_role[j], n_role[j])
                                   for j, r in enumerate(roles)},
         })
@@ -165,24 +157,21 @@ def group_means(seats: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return bots, ids, means
 
 
-def pairwise(seats: Columns, n_boot: int = 2000, seed: int = 0, level: float = 0.95
-             ) -> list[dict]:
+def pairwise(seats: Columns, level: float = 0.95) -> list[dict]:
     """For each pair of bots (a < b by name) that met in some duplicate group: the mean over
-    those groups of (a's mean match score - b's mean match score) in the group, with a
-    group-bootstrap CI and the number of groups."""
+    those groups of (a's mean match score - b's mean match score) in the group, with an
+    interval clustered by group (`cluster_ci`; None where there is none) and the number of
+    groups."""
     bots, _, means = group_means(seats)
     pairs = [(i, j) for i in range(len(bots)) for j in range(i + 1, len(bots))]
+    if not pairs:
+        return []
     both = np.stack([~np.isnan(means[:, i]) & ~np.isnan(means[:, j]) for i, j in pairs], 1)
     diff = np.stack([np.nan_to_num(means[:, i] - means[:, j]) for i, j in pairs], 1)
-    num, den = diff * both, both.astype(np.float64)
-    lo, hi = _percentiles(_boot_ratios(num, den, n_boot, seed), level)
-    out = []
-    for p, (i, j) in enumerate(pairs):
-        n = int(both[:, p].sum())
-        if n:
-            out.append({"a": str(bots[i]), "b": str(bots[j]), "diff": float(num[:, p].sum() / n),
-                        "lo": float(lo[p]), "hi": float(hi[p]), "groups": n})
-    return out
+    est, lo, hi, groups = cluster_ci(diff * both, both.astype(np.float64), level)
+    return [{"a": str(bots[i]), "b": str(bots[j]), "diff": float(est[p]),
+             "lo": float(lo[p]), "hi": float(hi[p]), "groups": int(groups[p])}
+            for p, (i, j) in enumerate(pairs) if groups[p]]
 
 
 def whole_match_partners(deals: Columns, n_players: int) -> np.ndarray:
@@ -300,8 +289,9 @@ def fit_ratings(seats: Columns, partners: np.ndarray | None = None, level: float
     of a group (they share a deal) and of the pairs of one game, with the small-sample
     factor G / (G - 1) for G groups; CIs `lo`, `hi` are t intervals at `level` with G - 1
     degrees of freedom (`t_quantile`; the null simulation of `tournaments.coverage` checks
-    their coverage). `se_model`: the model's own standard error (the inverse observed
-    information), which treats every pair as independent and is far too small here."""
+    their coverage), NaN with fewer than `MIN_GROUPS` groups or no spread between them.
+    `se_model`: the model's own standard error (the inverse observed information), which
+    treats every pair as independent and is far too small here."""
     bots, a, b, outcome, group, left_out = _comparisons(seats, partners)
     k = len(bots)
     wins, ties, losses = (np.zeros((k, k)) for _ in range(3))
@@ -323,8 +313,9 @@ def fit_ratings(seats: Columns, partners: np.ndarray | None = None, level: float
     groups = len(np.unique(group))
     cov_t = _cluster_cov(params, a, b, outcome, group, cov, proj) * groups / max(groups - 1, 1)
     se = np.sqrt(np.diag(cov_t))
-    z = t_quantile(level, groups)
+    z = t_quantile(level, groups) if groups >= MIN_GROUPS else np.nan
     rating = (params[:k] - params[:k].mean()) * ELO
+    z = np.where(se > 1e-9, z, np.nan)  # no spread between groups: no interval
     return {
         "bots": [str(x) for x in bots], "elo": rating.tolist(),
         "lo": (rating - z * se).tolist(), "hi": (rating + z * se).tolist(), "se": se.tolist(),

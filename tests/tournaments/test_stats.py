@@ -22,15 +22,18 @@ LISTS = ("deals_by_role", "won_by_role")  # list columns (kept as lists of lists
 
 def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: float = 3.0,
                noise: str = "normal", seating: list[str] | None = None) -> dict:
-    """A duplicate tournament: each group plays N seat rotations of one seating with shared
-    per-seat luck; a player's score is luck + his bot's strength + noise."""
+    """A duplicate tournament: each group plays N seat rotations of one seating (of two bots
+    at least, so that no game repeats another) with shared per-seat luck; a player's score
+    is luck + his bot's strength + noise."""
     rng = np.random.default_rng(seed)
     names = list(strength)
     cols: dict[str, list] = {k: [] for k in ("game_id", "group", "rotation", "player", "bot",
                                              "score", "deals", "side", "role",
                                              "deals_by_role", "won_by_role")}
     for g in range(groups):
-        seats = seating or [names[i] for i in rng.integers(0, len(names), N)]
+        seats = seating
+        while seats is None or (seating is None and len(set(seats)) == 1):  # 5 repeats
+            seats = [names[i] for i in rng.integers(0, len(names), N)]
         seat_luck = rng.normal(0, luck, N)
         for r in range(N):
             for p in range(N):
@@ -43,33 +46,64 @@ def make_seats(strength: dict[str, float], groups: int, seed: int = 0, luck: flo
     return {k: np.array(v) if k not in LISTS else v for k, v in cols.items()}
 
 
-def test_bootstrap_ci_covers_the_true_mean():
+def ratio_ci(values: np.ndarray, groups: np.ndarray, weights: np.ndarray | None = None):
+    """`stats.cluster_ci` of the (weighted) mean of `values`, clustered by `groups`."""
+    w = np.ones_like(values) if weights is None else weights
+    _, g = np.unique(groups, return_inverse=True)
+    num, den = np.bincount(g, w * values)[:, None], np.bincount(g, w)[:, None]
+    return tuple(float(x[0]) for x in stats.cluster_ci(num, den))
+
+
+@pytest.mark.parametrize("n_groups", [3, 40])
+def test_clustered_t_interval_covers_the_true_mean(n_groups):
     rng = np.random.default_rng(1)
-    groups = np.repeat(np.arange(40), 5)
+    groups = np.repeat(np.arange(n_groups), 5)
     hits = 0
-    for i in range(200):
-        values = 2.0 + rng.normal(0, 1, 40)[groups] + rng.normal(0, 1, 200)
-        _, lo, hi = stats.bootstrap_ci(values, groups, n_boot=400, seed=i)
+    for _ in range(400):
+        values = 2.0 + rng.normal(0, 1, n_groups)[groups] + rng.normal(0, 1, 5 * n_groups)
+        _, lo, hi, _ = ratio_ci(values, groups)
         hits += lo <= 2.0 <= hi
-    assert 0.88 <= hits / 200 <= 0.99
+    assert 0.91 <= hits / 400 <= 0.985
 
 
-def test_group_resampling_is_wider_when_rows_are_correlated():
+def test_clustered_interval_is_wider_when_rows_are_correlated():
     rng = np.random.default_rng(2)
     groups = np.repeat(np.arange(100), 10)
     values = rng.normal(0, 3, 100)[groups] + rng.normal(0, 1, 1000)
-    est, lo, hi = stats.bootstrap_ci(values, groups)
-    est_rows, lo_rows, hi_rows = stats.bootstrap_ci(values, np.arange(1000))
+    est, lo, hi, g = ratio_ci(values, groups)
+    est_rows, lo_rows, hi_rows, g_rows = ratio_ci(values, np.arange(1000))
     assert est == pytest.approx(values.mean()) == pytest.approx(est_rows)
-    assert lo < est < hi
+    assert (g, g_rows) == (100, 1000) and lo < est < hi
     assert hi - lo > 2 * (hi_rows - lo_rows)  # sqrt(design effect) = sqrt(1 + 9 * 9 / 10) ~ 3
 
 
 def test_weighted_mean_is_a_ratio_of_sums():
-    est, lo, hi = stats.bootstrap_ci(np.array([1.0, 3.0]), np.array([0, 1]),
-                                     weights=np.array([3.0, 1.0]))
+    est, lo, hi, _ = ratio_ci(np.array([1.0, 3.0]), np.array([0, 1]), np.array([3.0, 1.0]))
     assert est == pytest.approx(1.5)
-    assert 1.0 <= lo <= est <= hi <= 3.0
+    assert lo < 1.0 and hi > 3.0  # two groups: t with 1 degree of freedom, wide
+
+
+def test_issue_44_no_zero_width_interval_from_one_group_or_no_spread():
+    # one group: "0.20 [0.20, 0.20]" before; groups that all agree: "1.00 [1.00, 1.00]"
+    for values, groups, reason in (
+            (np.array([0.1, 0.3, 0.2]), np.zeros(3), "1 group: too few for an interval"),
+            (np.array([1.0, 1.0, 1.0, 1.0]), np.arange(4), "no spread between groups")):
+        est, lo, hi, g = ratio_ci(values, groups)
+        assert np.isnan(lo) and np.isnan(hi)
+        assert stats.no_interval_reason(int(g)) == reason
+    seats = make_seats({"a": 0.5, "b": 0.0}, groups=1, seed=9)
+    r = stats.fit_ratings(seats)
+    assert np.isnan(r["lo"]).all() and np.isnan(r["hi"]).all()
+    pair = stats.pairwise(seats)[0]
+    assert pair["groups"] == 1 and np.isnan(pair["lo"])
+
+
+def test_issue_44_intervals_cover_a_null_from_2_to_8_groups():
+    # the report's three intervals, on null tournaments shaped like the quickstart's
+    for groups in (2, 3, 5, 8):
+        result = coverage(150, groups=groups, seed=groups)
+        for key in ("coverage_se", "coverage_score", "coverage_pairwise"):
+            assert 0.87 <= result[key] <= 0.995, (groups, key, result[key])
 
 
 def test_bot_summary_by_hand():
@@ -78,7 +112,7 @@ def test_bot_summary_by_hand():
              "score": np.array([4.0, -4.0, 2.0, -2.0]), "deals": np.array([2, 2, 6, 6]),
              "deals_by_role": [[1, 1], [1, 1], [3, 3], [3, 3]],
              "won_by_role": [[1, 1], [0, 0], [3, 0], [0, 3]]}
-    a, b = stats.bot_summary(seats, ("first", "second"), n_boot=200)
+    a, b = stats.bot_summary(seats, ("first", "second"))
     assert (a["bot"], a["seats"], a["groups"], a["deals"]) == ("a", 2, 2, 8)
     assert a["score"] == pytest.approx(1.0) and a["score_per_deal"] == pytest.approx(2 / 8)
     assert a["win_share"] == pytest.approx(5 / 8)
@@ -86,6 +120,8 @@ def test_bot_summary_by_hand():
     assert b["score_per_deal"] == pytest.approx(-2 / 8)
     assert b["win_share_by_role"]["first"] == 0.75
     assert a["score_lo"] <= a["score"] <= a["score_hi"]
+    assert a["groups"] == 2 and a["score_per_deal_lo"] < a["score_per_deal"]
+
 
 
 def test_pairwise_recovers_a_known_offset():
@@ -263,3 +299,28 @@ def test_report_without_manifest_has_no_sprt(tmp_path):
     assert result["sprt"] is None
     assert result["roles"] == ["role0", "role1"]  # no manifest: the roles go by number
     assert all(b in format_report(result) for b in "abc")
+
+
+def test_issue_44_a_one_group_report_says_why_it_has_no_intervals(tmp_path):
+    write_folder(tmp_path, make_seats({"a": 0.5, "b": 0.0}, groups=1, seed=10),
+                 {"config": {"game": "gonin_kan"}})
+    result = report(tmp_path)
+    text = format_report(result)
+    assert "no CI: 1 group: too few for an interval" in text
+    assert not any(f"[{x}, {x}]" in text for x in ("0.00", "0.20", "0", "1.00"))
+    axis = _plot_ratings(result["ratings"], tmp_path / "r.png", "t").axes[0]
+    assert "too few for an interval" in axis.get_xlabel()
+    assert axis.get_xlim()[1] >= 100  # not a +-0.04 axis of dots
+
+
+def test_issue_44_a_report_counts_a_repeated_game_once(tmp_path):
+    seats = make_seats({"a": 0.5, "b": 0.0}, groups=4, seed=11, seating=list("ababa"))
+    again = {k: (list(v) if k in LISTS else v.copy()) for k, v in seats.items()}
+    again["game_id"] = again["game_id"] + 20  # each game of each group played twice
+    both = {k: (seats[k] + again[k] if k in LISTS else np.concatenate([seats[k], again[k]]))
+            for k in seats}
+    write_folder(tmp_path, both, {})
+    result = report(tmp_path)
+    assert (result["games"], result["repeats_left_out"]) == (20, 20)
+    assert sum(b["seats"] for b in result["bots"]) == 100
+    assert "(20 repeats of these games left out)" in format_report(result)
