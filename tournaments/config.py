@@ -9,11 +9,15 @@
                                 # chunk size resumes a folder
     output = "results/quickstart"
     ray_address = ""            # "" = a local Ray started for the run
-    forfeit_score = -100        # optional: the most a forfeiting player scores (default:
-                                # the game's worst match score, `Env.worst_score`)
-    seatings = "distinct"       # optional: play each distinct seating of a group once
-                                # (default "rotations": lcm(bots, players) rotations, some
-                                # of them the same seating; `tournaments.plan.seatings`)
+    forfeit_score = -1000       # optional: a forfeiting player's score, below the game's
+                                # worst match score (default: that score - 1; a forfeit
+                                # always loses, `tournaments.play.ChunkPlayer`)
+    seatings = "all"            # optional: which seatings a duplicate group plays, each
+                                # once; "all" (default): every seating that turning the
+                                # table and exchanging the bots' places makes; "distinct":
+                                # only the bots' exchanges; "rotations": the plans of the
+                                # folders run before "all" (repeats games;
+                                # `tournaments.plan.seatings`)
     gpus_per_worker = 0         # optional: GPUs a Ray worker asks for (0.5: two share one);
                                 # as many GPU workers as the cluster's GPUs allow, beside the
                                 # CPU workers (`kanjax tournament run --gpus N` sets it); with
@@ -69,7 +73,7 @@ from kanjax.bots import has_heuristic
 from tournaments.policies import policy_problem
 
 FORMATS = ("duplicate", "round_robin", "gauntlet", "ab")
-SEATINGS = ("rotations", "distinct")  # `tournaments.plan.seatings`
+SEATINGS = ("all", "distinct", "rotations")  # `tournaments.plan.seatings`
 BOT_KINDS = {
     "random": (),
     "heuristic": (),
@@ -85,6 +89,8 @@ TOURNAMENT_KEYS = {"game", "format", "deals", "seed", "chunk_size", "output", "r
                    "forfeit_score", "seatings", "gpus_per_worker", "gpu_chunk_size"}
 SECTIONS = {"tournament", "flags", "bots", "ab", "gauntlet"}
 AB_KEYS = {"candidate", "baseline", "mu0", "mu1", "alpha", "beta"}
+FORFEIT_RULE = 2  # how a forfeit is scored (`tournaments.play.ChunkPlayer`): 2, below the
+# game's worst score since issue 44; in the config hash, so no folder mixes two rules
 RUN_ONLY = ("output", "ray_address", "chunk_size", "deals", "gpus_per_worker",
             "gpu_chunk_size")  # not in the config hash
 
@@ -121,8 +127,8 @@ class TournamentConfig:
     ray_address: str = ""
     ab: dict[str, Any] = dataclasses.field(default_factory=dict)
     champion: str = ""
-    forfeit_score: float | None = None  # None: the game's `Env.worst_score`
-    seatings: str = "rotations"  # SEATINGS: which seatings a duplicate group plays
+    forfeit_score: float | None = None  # None: the game's `Env.worst_score` - 1
+    seatings: str = "all"  # SEATINGS: which seatings a duplicate group plays
     gpus_per_worker: float = 0.0  # GPUs a GPU worker asks Ray for (0: CPU workers only)
     gpu_chunk_size: int = 0  # games a GPU worker plays at once (0: DEVICE_CHUNK's)
 
@@ -151,6 +157,7 @@ class TournamentConfig:
                     b.pop(key)
         d["bots"] = {b.pop("name"): b for b in bots}
         d["engine_version"] = self.engine_version()
+        d["forfeit_rule"] = FORFEIT_RULE
         return d
 
     def config_hash(self) -> str:
@@ -225,7 +232,7 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     if fmt not in FORMATS:
         raise where.error(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}",
                           "tournament", "format")
-    seatings = t.get("seatings", "rotations")
+    seatings = t.get("seatings", "all")
     if seatings not in SEATINGS:
         raise where.error(f"unknown seatings {seatings!r}; one of: {', '.join(SEATINGS)}",
                           "tournament", "seatings")
@@ -277,6 +284,10 @@ def parse_config(text: str, path: str = "<config>") -> TournamentConfig:
     if forfeit is not None and (not isinstance(forfeit, int | float) or isinstance(forfeit, bool)
                                 or not math.isfinite(forfeit)):
         raise where.error(f"must be a number, got {forfeit!r}", "tournament", "forfeit_score")
+    if forfeit is not None and forfeit >= env.worst_score:
+        raise where.error(f"must be below {game}'s worst match score {env.worst_score:g} (a "
+                          f"forfeit always loses), got {forfeit!r}", "tournament",
+                          "forfeit_score")
     return TournamentConfig(game=game, flags=flags, bots=bots, format=fmt, deals=deals,
                             seed=seed, chunk_size=chunk, output=output, ray_address=address,
                             ab=ab, champion=champion,

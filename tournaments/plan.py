@@ -7,14 +7,20 @@ with the same deals (the luck of the deal cancels). Pairings:
 - `round_robin`: every pair of bots;
 - `gauntlet`: the champion against each other bot;
 - `ab`: the candidate against the baseline.
-Each deal seed is played by every pairing (the same seeds for every pairing). Seatings of a
-pairing of k bots over n players: bot (p + r) mod k at player p, for r = 0..L-1, where L is a
-common multiple of k and n (every bot in every seat L / k times). Since the seating of r only
-depends on r mod k, that plays each of the k distinct seatings L / k times, and the games of
-a group share their keys, so the repeats are the same games again (two bots at 4 players:
-(a,b,a,b), (b,a,b,a), then both again). The config's `seatings = "distinct"` plays r =
-0..k-1 only: each seating once, still every bot in every seat equally often. The default
-("rotations") keeps the plans (game ids) of the tournaments run before the option.
+Each deal seed is played by every pairing (the same seeds for every pairing). The games of a
+group share their keys, so two games of a group with the same seating are the same game:
+every `seatings` mode plays each seating once. Seatings of a pairing of k bots over n players
+(`seatings`), with `config.seatings`:
+- "all" (default): every seating that turning the table (r = 0..n-1 seats) and exchanging the
+  bots' places (s = 0..k-1) makes of the base seating "bot p mod k at player p": bot
+  (((p + r) mod n) + s) mod k at player p, each distinct one once, in that order. Every bot
+  sits in every seat equally often (the k n turns and exchanges do so, and each distinct
+  seating is made by equally many of them). Two bots at 5 players: 10 seatings; at 4: 2
+  ((a,b,a,b) turned is (b,a,b,a)).
+- "distinct": the k exchanges only, s = 0..k-1 (two bots at 5 players: 2 seatings).
+- "rotations": the plans of folders run before "all" was the default: s = 0..L-1 for a
+  common multiple L of k and n, which plays each of the k exchanges L / k times (the same
+  games again); kept so that such a folder resumes, not for new runs.
 """
 
 from __future__ import annotations
@@ -48,15 +54,19 @@ def pairings(cfg: TournamentConfig) -> list[tuple[int, ...]]:
     return [tuple(range(len(names)))]
 
 
-def seatings(pairing: tuple[int, ...], n: int, distinct: bool = False
-             ) -> list[tuple[int, ...]]:
-    """Balanced seatings of `pairing` over n players (see the module doc): lcm(k, n)
-    rotations, or with `distinct` the k different ones."""
+def seatings(pairing: tuple[int, ...], n: int, mode: str = "all") -> list[tuple[int, ...]]:
+    """Balanced seatings of `pairing` over n players, per `mode` (see the module doc)."""
     k = len(pairing)
     if k > n:
         raise ValueError(f"{k} bots cannot share a {n}-player table")
-    rotations = k if distinct else k * n // math.gcd(k, n)
-    return [tuple(pairing[(p + r) % k] for p in range(n)) for r in range(rotations)]
+    if mode == "rotations":
+        shifts = [(0, s) for s in range(k * n // math.gcd(k, n))]
+    elif mode == "distinct":
+        shifts = [(0, s) for s in range(k)]
+    else:
+        shifts = [(r, s) for r in range(n) for s in range(k)]
+    made = [tuple(pairing[((p + r) % n + s) % k] for p in range(n)) for r, s in shifts]
+    return made if mode == "rotations" else list(dict.fromkeys(made))
 
 
 def plan_games(cfg: TournamentConfig, num_players: int) -> list[PlannedGame]:
@@ -66,8 +76,7 @@ def plan_games(cfg: TournamentConfig, num_players: int) -> list[PlannedGame]:
     for seed in range(cfg.deals):
         for i, pairing in enumerate(pairs):
             group = seed * len(pairs) + i
-            for r, bots in enumerate(seatings(pairing, num_players,
-                                              cfg.seatings == "distinct")):
+            for r, bots in enumerate(seatings(pairing, num_players, cfg.seatings)):
                 games.append(PlannedGame(len(games), group, r, seed, bots))
     return games
 

@@ -36,8 +36,8 @@ DBF = "max_hands = 1"  # one hand (solvers.pimc_dbf)
 
 
 @pytest.mark.parametrize("game, flags, seatings", [
-    ("gonin_kan", KAN, 10), ("yonin_kan", KAN, 4), ("gambari_kan", KAN, 6),
-    ("da_bai_fen", DBF, 4)])
+    ("gonin_kan", KAN, 10), ("yonin_kan", KAN, 2), ("gambari_kan", KAN, 6),
+    ("da_bai_fen", DBF, 2)])
 def test_pimc_plays_whole_games(tmp_path, game, flags, seatings):
     cfg = parse_config(CONFIG.format(out=tmp_path / "out", game=game, flags=flags))
     result = run_tournament(cfg, local=True, progress=False)

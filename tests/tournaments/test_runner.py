@@ -14,10 +14,12 @@ import sys
 import time
 import types
 from collections import Counter
+from pathlib import Path
 
 import pyarrow.dataset as ds
 import pytest
 
+import kanjax
 from kanjax import records
 from kanjax.cli import main
 from tournaments import runner
@@ -70,32 +72,39 @@ def test_plan_balances_seats_and_pairings():
     assert {g.deal_seed for g in games if g.group == 4} == {1}  # same seed for every pairing
 
 
-def test_distinct_seatings_play_each_seating_once():
-    """Two bots at four players: the default's four rotations are two seatings twice (the
-    same games, since a group shares its keys); `seatings = "distinct"` plays each once (a
-    Da Bai Fen team match: the bots sit as teams 0+2 / 1+3, then swap on the same deals),
-    every bot still in every seat equally often; configs without the key keep their plan
-    and hash."""
-    assert seatings((0, 1), 4) == [(0, 1, 0, 1), (1, 0, 1, 0)] * 2
-    assert seatings((0, 1), 4, distinct=True) == [(0, 1, 0, 1), (1, 0, 1, 0)]
-    for k, n in ((2, 5), (2, 3), (3, 3), (2, 4), (3, 4), (4, 4)):
-        rows = seatings(tuple(range(k)), n, distinct=True)
-        assert len(rows) == len(set(rows)) == k
-        assert set(rows) == set(seatings(tuple(range(k)), n))
-        for p in range(n):
-            assert set(Counter(r[p] for r in rows).values()) == {1}
+def test_issue_44_every_seating_mode_plays_each_seating_once():
+    """The default "all": every seating that turning the table and exchanging the bots
+    makes, each once (two bots at five players: 10; the old default played 2 seatings five
+    times each, the same games since a group shares its keys); "distinct": the exchanges
+    only (a Da Bai Fen team match: teams 0+2 / 1+3, then swapped on the same deals);
+    "rotations": the old plan, kept with its hash so its folders resume. Every bot in every
+    seat equally often in each."""
+    assert seatings((0, 1), 4) == seatings((0, 1), 4, "distinct") == [(0, 1, 0, 1),
+                                                                       (1, 0, 1, 0)]
+    assert seatings((0, 1), 4, "rotations") == [(0, 1, 0, 1), (1, 0, 1, 0)] * 2
+    assert seatings((0, 1), 5, "rotations") == [(0, 1, 0, 1, 0), (1, 0, 1, 0, 1)] * 5
+    assert len(seatings((0, 1), 5)) == 10
+    for k, n in ((2, 5), (2, 3), (3, 3), (2, 4), (3, 4), (4, 4), (3, 5), (2, 6), (4, 6)):
+        for mode in ("all", "distinct"):
+            rows = seatings(tuple(range(k)), n, mode)
+            assert len(rows) == len(set(rows)) and len(rows) % k == 0
+            for p in range(n):
+                assert set(Counter(r[p] for r in rows).values()) == {len(rows) // k}
+        assert set(seatings(tuple(range(k)), n, "distinct")) <= set(seatings(tuple(range(k)), n))
     text = CONFIG.format(deals=3, chunk=4, out="x", fmt="duplicate")
     default = parse_config(text)
-    explicit = parse_config(text.replace("[flags]", 'seatings = "rotations"\n\n[flags]'))
-    distinct = parse_config(text.replace("[flags]", 'seatings = "distinct"\n\n[flags]'))
-    assert default.config_hash() == explicit.config_hash() != distinct.config_hash()
+    explicit, distinct, every = (parse_config(text.replace("[flags]", f'seatings = "{m}"\n\n'
+                                                                      "[flags]"))
+                                 for m in ("rotations", "distinct", "all"))
+    assert default.config_hash() == every.config_hash()
+    assert len({default.config_hash(), explicit.config_hash(), distinct.config_hash()}) == 3
     assert [g.bots for g in plan_games(default, 3)][:6] == seatings((0, 1), 3)
     games = plan_games(distinct, 3)
     assert [(g.deal_seed, g.rotation, g.bots) for g in games[:4]] == [
         (0, 0, (0, 1, 0)), (0, 1, (1, 0, 1)), (1, 0, (0, 1, 0)), (1, 1, (1, 0, 1))]
     assert len(games) == 3 * 2
-    with pytest.raises(ValueError, match=r"seatings: unknown seatings 'all'"):
-        parse_config(text.replace("[flags]", 'seatings = "all"\n\n[flags]'))
+    with pytest.raises(ValueError, match=r"seatings: unknown seatings 'some'"):
+        parse_config(text.replace("[flags]", 'seatings = "some"\n\n[flags]'))
 
 
 @pytest.fixture(scope="module")
@@ -339,3 +348,13 @@ def test_ctrl_c_keeps_finished_chunks_and_the_same_command_resumes(tmp_path):
     again = run_tournament(cfg, local=True, progress=False)
     assert (again.stored_before, again.chunks_run) == (3 * stored_before, 40 - stored_before)
     assert sorted(stored(cfg.output)["game_id"].to_pylist()) == list(range(120))
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "configs").glob("*.toml")),
+                         ids=lambda p: p.stem)
+def test_issue_44_every_shipped_config_plans_distinct_games(path):
+    """No shipped config plays a game twice (the quickstart did: 256 of its 320 games were
+    copies): no two planned games share a duplicate group and a seating."""
+    cfg = parse_config(path.read_text(), str(path))
+    games = plan_games(cfg, kanjax.make(cfg.game, **cfg.flags).num_players)
+    assert len({(g.group, g.bots) for g in games}) == len(games)

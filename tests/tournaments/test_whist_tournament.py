@@ -55,10 +55,10 @@ def table(out, name):
 
 def test_whist_duplicate_tournament_runs_and_reports(run, printed):
     out, _ = run
-    assert "64 games stored" in printed and ": done" in printed
+    assert "32 games stored" in printed and ": done" in printed  # 16 deals x 2 seatings
     assert "defence" in printed and "declarer" in printed  # win shares under whist's roles
     report = json.loads((out / "report.json").read_text())
-    assert (report["games"], report["groups"], report["roles"]) == (64, 16,
+    assert (report["games"], report["groups"], report["roles"]) == (32, 16,
                                                                      ["defence", "declarer"])
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["roles"] == ["defence", "declarer"] and manifest["engine_version"]
@@ -69,7 +69,7 @@ def test_whist_duplicate_tournament_runs_and_reports(run, printed):
 def test_whist_rows_have_sides_roles_and_tricks(run, printed):
     out, _ = run
     deals = table(out, "deals")
-    assert len(deals) == 64 and {(d["leader"], d["trump"]) for d in deals} == {("W", "NT")}
+    assert len(deals) == 32 and {(d["leader"], d["trump"]) for d in deals} == {("W", "NT")}
     for d in deals:
         assert d["tricks_ns"] + d["tricks_ew"] == 13 and d["counted"]
         assert d["side"] == [0, 1, 0, 1]  # N-S, E-W
@@ -100,7 +100,7 @@ def test_whist_heuristic_beats_random_in_a_duplicate_match(run, printed):
 def test_a_duplicate_group_plays_one_deal(run, printed):
     out, _ = run
     group = [g for g in table(out, "games") if g["group"] == 3]
-    assert sorted(g["rotation"] for g in group) == [0, 1, 2, 3]
+    assert sorted(g["rotation"] for g in group) == [0, 1]  # N-S / E-W, then swapped
     hands = {records.record_of_actions("whist", {}, 1, g["seed"], g["actions"], g["scores"])[
         "deals"][0]["deal"] for g in group}
-    assert len(hands) == 1  # the four seatings of a deal seed got the same hands
+    assert len(hands) == 1  # both seatings of a deal seed got the same hands
