@@ -266,7 +266,7 @@ class Env(abc.ABC):
     def worst_score(self) -> float:
         """The lowest match score a player can end with under this variant (from the game's
         scoring rules; a bound where the exact least is out of reach): a tournament scores a
-        forfeit no better than this."""
+        forfeit below this, so a forfeit always loses."""
         raise NotImplementedError(f"{self.name}: no worst score")
 
     def deal_flags(self, deal: Deal) -> dict[str, Any]:

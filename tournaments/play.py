@@ -69,9 +69,11 @@ class ChunkPlayer:
     decides every game where it is to move in one call); a bot that fails a move forfeits
     the game (the env's illegal-action path) and the reason is recorded.
 
-    A forfeit is a loss: the step that forfeits pays nobody, and the offender's match score is
-    at most the config's `forfeit_score` (default: the game's `Env.worst_score`), so neither
-    he nor his bot's other seats gain from it."""
+    A forfeit always loses: the step that forfeits pays nobody, the offender's match score is
+    the config's `forfeit_score` (default: the game's `Env.worst_score` - 1, below any score a
+    legal match can end with), and every other player keeps his score so far (nobody pays for
+    another's fault), so the offender ranks strictly below every other seat and neither he
+    nor his bot's other seats gain from it."""
 
     def __init__(self, cfg: TournamentConfig, units: int = 1) -> None:
         from tournaments.bots import host_bot
@@ -89,7 +91,8 @@ class ChunkPlayer:
         self.max_deals = env.max_deals
         self._root = jax.random.PRNGKey(cfg.seed)  # the games' keys derive from it
         self.config_hash = cfg.config_hash()
-        self.forfeit_score = env.worst_score if cfg.forfeit_score is None else cfg.forfeit_score
+        self.forfeit_score = (env.worst_score - 1 if cfg.forfeit_score is None
+                              else cfg.forfeit_score)
         # Players of the same game, flags and bots (a jax bot: its target) share compiled
         # functions (a jax bot's parameters are their argument).
         key = (cfg.game, json.dumps(cfg.flags, sort_keys=True),
@@ -279,12 +282,12 @@ class ChunkPlayer:
     def _scored(self, returns: np.ndarray, forfeit: int, bots: list[str], last: int,
                 reason: str) -> tuple[np.ndarray, str]:
         """A game's match scores and forfeit reason: where player `forfeit` forfeited, his
-        score is at most `forfeit_score`, and a move the env refused (`last`, a JAX bot's)
-        gets its reason."""
+        score is `forfeit_score` (the others keep theirs), and a move the env refused (`last`,
+        a JAX bot's) gets its reason."""
         scores = returns.astype(np.float64)
         if forfeit < 0:
             return scores, reason
-        scores[forfeit] = min(scores[forfeit], self.forfeit_score)
+        scores[forfeit] = self.forfeit_score
         name = self.env.action_name(last) if 0 <= last < self.env.num_actions else str(last)
         return scores, reason or f"{bots[forfeit]}: illegal: action {name} is not legal here"
 

@@ -17,9 +17,9 @@ table is four common columns and the game's own (`Env.deal_columns`, listed in t
     flags string         the variant flags as JSON
     bots list<string>    the bot playing each player (index = player id)
     scores list<double>  each player's match score (index = player id); a forfeited game
-                         stops at the forfeit, the step that forfeits pays nobody, and the
-                         offender's score is at most the config's `forfeit_score` (default:
-                         the game's worst, `Env.worst_score`)
+                         stops at the forfeit, the step that forfeits pays nobody, the
+                         offender scores the config's `forfeit_score` (default: the game's
+                         worst, `Env.worst_score`, - 1) and the others keep their scores
     steps int32          actions taken
     truncated bool       the match hit the env's step bound
     forfeit int8         the player who forfeited (crash, timeout, illegal move), else -1

@@ -149,3 +149,50 @@ def test_every_game_builtin_bots_in_the_all_jax_loop(game, tmp_path):
     assert {tuple(sorted(set(g["bots"]))) for g in games} == {("heuristic", "random")}
     report = tournament_report(out)
     assert report["games"] == n_games and report["roles"] == list(env.role_names)
+
+
+ILLEGAL = """\
+[tournament]
+game = "{game}"
+deals = 3
+seed = 7
+chunk_size = {chunk}
+output = "{out}"
+seatings = "distinct"
+
+[flags]
+{flags}
+
+[bots.broken]
+kind = "jax"
+target = "tests.tournaments.user_policies:make_illegal"
+
+[bots.random]
+kind = "random"
+"""
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_issue_44_an_always_illegal_bot_rates_strictly_below_random(game, tmp_path):
+    """A forfeit always loses, in every game and reward mode: the offender scores below the
+    game's worst, the others keep theirs, so the broken bot's Elo interval and its pairwise
+    difference with random lie below zero (whist and Konkan's wins scored it 0 before: a
+    tie with random, or above a legal bot)."""
+    flags = game_cases(game).SMALL_FLAGS
+    env = kanjax.make(game, **flags)
+    out = tmp_path / "out"
+    cfg = parse_config(ILLEGAL.format(game=game, out=out, chunk=2 * len(env.role_names) or 2,
+                                      flags="\n".join(f"{k} = {json.dumps(v)}"
+                                                      for k, v in flags.items())))
+    run_tournament(cfg, local=True, progress=False)
+    games = ds.dataset(out / "games").to_table().to_pylist()
+    assert games and all(g["bots"][g["forfeit"]] == "broken" for g in games)
+    assert all(g["scores"][g["forfeit"]] == env.worst_score - 1 < min(
+        s for p, s in enumerate(g["scores"]) if p != g["forfeit"]) for g in games)
+    result = tournament_report(out)
+    r = result["ratings"]
+    broken = r["bots"].index("broken")
+    assert r["hi"][broken] < 0 < r["lo"][1 - broken]
+    (pair,) = result["pairwise"]
+    assert (pair["a"], pair["b"]) == ("broken", "random") and pair["diff"] < 0
+    assert pair["hi"] is None or pair["hi"] < 0  # None: every group lost by the same

@@ -1,5 +1,6 @@
-"""Forfeits (issue 22 items 3 and 5): a crash, timeout or illegal move is a loss for the
-offender (the game's worst score, or the config's `forfeit_score`) that nobody gains from,
+"""Forfeits (issue 22 items 3 and 5, issue 44 item 1): a crash, timeout or illegal move is a
+loss for the offender (below the game's worst score, or the config's `forfeit_score`) that
+nobody gains from,
 the report counts forfeits per bot and reason in a column, and a forfeited game exports as
 a record that `kanjax replay` checks up to the forfeit."""
 
@@ -70,7 +71,7 @@ def test_worst_scores_come_from_each_games_tables():
 
 
 def test_a_forfeit_is_a_loss_that_nobody_gains_from(games):
-    worst = kanjax.make("gambari_kan", **FLAGS).worst_score
+    worst = kanjax.make("gambari_kan", **FLAGS).worst_score - 1  # below any legal result
     forfeited = [g for g in games if g["forfeit"] >= 0]
     assert len(games) == 12 and len(forfeited) >= 6
     assert all(g["bots"][g["forfeit"]] == "guest" and g["scores"][g["forfeit"]] == worst
@@ -86,16 +87,18 @@ def test_a_forfeit_is_a_loss_that_nobody_gains_from(games):
         s for p, s in enumerate(engine) if p != f]
 
 
-def test_a_configured_forfeit_score_caps_the_offender():
-    cfg = parse_config(CONFIG.format(out="x", extra="forfeit_score = -3\n"))
+def test_a_configured_forfeit_score_is_the_offenders():
+    cfg = parse_config(CONFIG.format(out="x", extra="forfeit_score = -300\n"))
     player = ChunkPlayer(cfg)  # compiles nothing until it plays
     scores, reason = player._scored(np.array([1.0, 2.0, -5.0]), 1, ["a", "b", "c"], -1,
                                     "b: crash: boom")
-    assert scores.tolist() == [1.0, -3.0, -5.0] and reason == "b: crash: boom"
-    scores, _ = player._scored(np.array([1.0, 2.0, -5.0]), 2, ["a", "b", "c"], -1, "")
-    assert scores[2] == -5.0  # no better than his own score either
+    assert scores.tolist() == [1.0, -300.0, -5.0] and reason == "b: crash: boom"
     with pytest.raises(ConfigError, match=r"\[tournament\] forfeit_score: must be a number"):
         parse_config(CONFIG.format(out="x", extra='forfeit_score = "lots"\n'))
+    # issue 44: a forfeit must lose, so not at or above the game's worst (-40 here)
+    with pytest.raises(ConfigError, match=r"forfeit_score: must be below gambari_kan's worst "
+                                          r"match score -40 \(a forfeit always loses\), got -3"):
+        parse_config(CONFIG.format(out="x", extra="forfeit_score = -3\n"))
 
 
 def test_the_report_counts_forfeits_per_bot_and_reason(folder, games):
