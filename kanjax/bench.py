@@ -211,8 +211,10 @@ def _deal_stats(env: Env):
     """The rollout's `stats_fn`: (deals the step ended, the game's `deal_tally`)."""
 
     def stats(before, after):
-        ended = env.deal_done(after) & (after.step_count != before.step_count)
-        return ended.astype(jnp.int32), env.deal_tally(before, after)
+        live = after.step_count != before.step_count  # a finished match stays put
+        tally = env.deal_tally(before, after)
+        return ((env.deal_done(after) & live).astype(jnp.int32),
+                jnp.where(live, tally, jnp.zeros_like(tally)))
 
     return stats
 
@@ -220,8 +222,8 @@ def _deal_stats(env: Env):
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
     """Play `games` random matches in batches; throughput, and how deals end as the game
     reports it (`Env.tally_report`; by default the deals and the mean returns per player).
-    A last, partial batch runs at its own size (the same games: lanes are keyed by game
-    index), so that every count is of the `games` played."""
+    Game i is the same whatever the batch (lanes are keyed by game index), and a last,
+    partial batch runs at its own size, so that every count is of the `games` played."""
     env = kanjax.make(game, **flags)
     rollout = make_rollout(env, uniform_random, stats_fn=_deal_stats(env))
     batch = min(batch, games)
@@ -230,14 +232,14 @@ def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
     with Clock() as compile_clock:
         for size in {batch, games % batch} - {0}:
             seating = jnp.zeros((size, env.num_players), jnp.int32)
-            compiled[size] = rollout.lower(key, seating).compile(), seating
+            compiled[size] = rollout.lower(key, seating, jnp.int32(0)).compile(), seating
     deals, tally = 0, 0
     steps = played = truncated = 0
     returns = []
     with Clock() as clock:
-        for b in range(-(-games // batch)):
+        for _ in range(-(-games // batch)):
             fn, seating = compiled[min(batch, games - played)]
-            out = fn(jax.random.fold_in(key, b), seating)
+            out = fn(key, seating, jnp.int32(played))
             deals += int(out.stats[0])
             tally = tally + np.asarray(out.stats[1], np.int64)
             steps += int(np.asarray(out.steps).sum())

@@ -155,7 +155,9 @@ def make_rollout(
     stats_fn: StatsFn | None = None,
     max_steps: int | None = None,
 ) -> Callable[[Array, Array], Rollout]:
-    """A jitted `(key, seating int32[B, num_players]) -> Rollout` playing B whole matches.
+    """A jitted `(key, seating int32[B, num_players], first=0) -> Rollout` playing B whole
+    matches: games `first` .. `first` + B - 1 of `key` (`game_key`), so a run in several
+    batches plays the same games as one batch.
 
     Every game runs until it ends or reaches `max_steps` (default: the env's bound); the batch
     loops until the slowest game is done. `stats_fn(before, after)` (per game) is summed over
@@ -166,9 +168,9 @@ def make_rollout(
     policies = tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 
-    def run(key: Array, seating: Array) -> Rollout:
+    def run(key: Array, seating: Array, first: Array | int = 0) -> Rollout:
         batch = seating.shape[0]
-        gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
+        gkeys = jax.vmap(lambda g: game_key(key, g))(first + jnp.arange(batch))
         state0 = jax.vmap(env.init)(gkeys)
         zero_stats = None if stats_fn is None else jax.tree.map(
             lambda x: jnp.zeros(x.shape[1:], x.dtype),
