@@ -35,6 +35,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"want 0 or a positive integer, got {text!r}")
+    return value
+
+
 def positive_ints(text: str) -> tuple[int, ...]:
     """An argparse type: comma-separated positive integers (`--batches 1,64`)."""
     try:
@@ -72,7 +83,11 @@ def _cmd_bench(args) -> None:
         return ep.load()(args)
 
     if args.cpus and hasattr(os, "sched_setaffinity"):  # before XLA sizes its thread pool
-        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: args.cpus])
+        cpus = sorted(os.sched_getaffinity(0))
+        if args.cpus > len(cpus):
+            raise ValueError(f"--cpus {args.cpus}: this process may run on {len(cpus)} CPUs "
+                             "(0: all of them)")
+        os.sched_setaffinity(0, cpus[: args.cpus])
     result = bench_games([args.game, *args.more_games], args.batches, args.seconds,
                          not args.no_baseline, **set_flags(args.set))
     print(json.dumps(result) if args.json else format_bench_games(result))
@@ -98,7 +113,11 @@ def _cmd_play(args) -> None:
 def _cmd_replay(args) -> None:
     from kanjax import records
 
-    result = records.replay(records.load(args.file))
+    record = records.load(args.file)
+    try:
+        result = records.replay(record)
+    except ValueError as err:  # not a record: bad input, not a disagreement
+        raise ValueError(f"{args.file}: {err}") from None
     if result.ok:
         print(f"{args.file}: OK, {result.steps} steps replayed, every step agrees"
               + (f"; {result.forfeit}" if result.forfeit else ""))
@@ -175,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batches", type=positive_ints, default=(1, 64, 1024, 4096))
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
     p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")
-    p.add_argument("--cpus", type=int, default=1,
+    p.add_argument("--cpus", type=non_negative_int, default=1,
                    help="run on this many CPUs (XLA's threads follow; 0: all). Per CPU-second, "
                         "XLA is most efficient on one, like the one-thread baseline")
     p.add_argument("--json", action="store_true", help="print JSON only")

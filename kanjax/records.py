@@ -198,12 +198,12 @@ def start_match(record: dict) -> Match:
 
 
 def replay(record: dict) -> ReplayResult:
-    """Re-run `record` through the engine; the first step that disagrees is reported."""
-    try:
-        m = start_match(record)
-    except ValueError as err:
-        return ReplayResult(False, 0, f"cannot start the match: {err}")
-    names = record["actions"]
+    """Re-run `record` through the engine; the first step that disagrees is reported.
+    ValueError (`start_match`'s) when `record` is not a record whose match can start."""
+    m = start_match(record)
+    names = record.get("actions")
+    if not isinstance(names, list):
+        raise ValueError("the record has no list of 'actions'")
     ids, bad = m.action_ids(names)
     played = m.run(ids[: m.env.max_steps])  # the match is over by then
     deals = {d["step"]: d["deal"] for d in record.get("deals", [])}

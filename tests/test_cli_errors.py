@@ -45,6 +45,10 @@ CASES = {
     "show a missing file": (["show", "nope.json"], "nope.json: no such record file"),
     "bench bad batches": (["bench", "gonin_kan", "--batches", "1,x"],
                           "argument --batches: want comma-separated positive integers"),
+    "bench negative cpus": (["bench", "gonin_kan", "--cpus", "-1"],  # issue 44 item 9
+                            "argument --cpus: want 0 or a positive integer, got '-1'"),
+    "bench more cpus than there are": (["bench", "gonin_kan", "--cpus", "100000"],
+                                       "--cpus 100000: this process may run on"),
 }
 
 
@@ -55,6 +59,37 @@ def test_bad_input_exits_2_with_a_message(case, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and message in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("actors, message", [  # issue 44 item 9
+    ("-1", "argument --actors: want 0 or a positive integer, got '-1'"),
+    ("0", "--actors 0: with no GPU workers (gpus_per_worker = 0, --gpus) nobody would play"),
+])
+def test_tournament_actors_are_checked(tmp_path, capsys, actors, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(["tournament", "run", config(tmp_path, 'n_rounds = 1\n[bots.other]\nkind = '
+                                                    '"random"'), "--actors", actors])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err, err
+    assert message in err.strip().splitlines()[-1] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("record, message", [  # issue 44 item 9: bad input, not DISAGREES
+    ({"game": "gonin_kan", "seed": 0, "actions": []},
+     "not a kanjax-record/1 record (format=None)"),
+    ({"format": "kanjax-record/1", "game": "gonin_kan", "seed": 0},
+     "the record has no list of 'actions'"),
+    ({"format": "kanjax-record/1", "seed": 0, "actions": []}, "the record has no 'game'"),
+    ([1, 2], "not a kanjax-record/1 record (format='list')"),
+])
+def test_replay_of_what_is_not_a_record_is_bad_input(tmp_path, capsys, record, message):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(record))
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path)])
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2 and "DISAGREES" not in captured.out
+    assert captured.err == f"kanjax replay: error: {path}: {message}\n"
 
 
 @pytest.mark.parametrize("flag, message", [

@@ -15,6 +15,8 @@ import socket
 import sys
 from pathlib import Path
 
+from kanjax.cli import non_negative_int
+
 UNFINISHED = 3  # the exit status of a run that stopped before its tournament was finished
 VIEWS = 200  # `report --html`: the game pages written by default (each replays its game)
 
@@ -33,8 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--address", help="a Ray cluster to join (default: RAY_ADDRESS, or the "
                                      "config's ray_address, or a local Ray)")
     r.add_argument("--local", action="store_true", help="run in this process, without Ray")
-    r.add_argument("--actors", type=int, help="CPU Ray actors (default: one per CPU that GPU "
-                                              "workers leave)")
+    r.add_argument("--actors", type=non_negative_int,
+                   help="CPU Ray actors (default: one per CPU that GPU workers leave; 0: GPU "
+                        "workers only)")
     r.add_argument("--gpus", type=float, metavar="N",
                    help="GPUs a GPU worker asks for (the config's gpus_per_worker; 0.5: two "
                         "share one); with no GPU, the run plays on CPU workers")
@@ -76,6 +79,9 @@ def _run(args) -> None:
         if args.gpus < 0:
             raise ValueError(f"--gpus {args.gpus:g}: must be >= 0")
         cfg = dataclasses.replace(cfg, gpus_per_worker=args.gpus)
+    if args.actors == 0 and not cfg.gpus_per_worker:
+        raise ValueError("--actors 0: with no GPU workers (gpus_per_worker = 0, --gpus) "
+                         "nobody would play: want 1 or more")
     if address and not args.local:
         join_ray_cluster(address)
     result = run_tournament(cfg, local=args.local, actors=args.actors)
