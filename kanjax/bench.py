@@ -41,6 +41,12 @@ class Clock:
         self.cpu = time.process_time() - self.cpu0
 
 
+def plays_cards(env: Env) -> bool:
+    """Whether `env` has card plays to count (`card_played`): a rummy (Konkan) plays no
+    card to a trick, and its "card plays per CPU-second" is undefined, not 0."""
+    return getattr(env, "plays_card", None) is not None or env.card_actions > 0
+
+
 def card_played(env: Env, state, action: Array) -> Array:
     """Whether `action` taken at `state` plays a card to a trick (the unit of "card plays",
     comparable across games): the env's own `plays_card(state, action)` where it has one (Da
@@ -109,7 +115,7 @@ def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0
         "steps_per_cpu_second": round(total_steps / clock.cpu),
         "deals_per_second": round(deals / clock.wall, 1),
         "deals_per_cpu_second": round(deals / clock.cpu, 1),
-        "card_plays_per_cpu_second": round(plays / clock.cpu),
+        "card_plays_per_cpu_second": round(plays / clock.cpu) if plays_cards(env) else None,
     }
 
 
@@ -118,15 +124,15 @@ def bench(
     batches: tuple[int, ...] = (1, 64, 1024, 4096),
     min_seconds: float = 2.0,
     baseline: bool = True,
+    baselines: dict[str, dict | None] | None = None,
     **flags,
 ) -> dict:
     """Rows for each batch size, the game's OpenSpiel baseline (`Env.bench_baseline`, when
-    installed) and the ratio of the best row to it, in deals or decisions per CPU-second."""
+    installed) and the ratio of the best row to it, in deals or decisions per CPU-second.
+    `baselines` (OpenSpiel game -> its figures) keeps a baseline measured for one game of a
+    run for the next game that names it."""
     env = kanjax.make(game, **flags)
     rows = [bench_batch(env, b, min_seconds=min_seconds) for b in batches]
-    other, unit = env.bench_baseline
-    ours, theirs = _UNITS[unit]
-    best = max(rows, key=lambda r: r[ours])
     result = {"game": game, "flags": flags, "device": jax.devices()[0].platform,
               "cpus": process_cpus(), "rows": rows}
     if env.bench_kernels:
@@ -134,19 +140,38 @@ def bench(
         result["kernels"] = getattr(importlib.import_module(module), function)(
             min_seconds=min_seconds)
     if baseline:
-        from kanjax.baselines import openspiel_random_play
-
-        base = openspiel_random_play(other, min_seconds=min_seconds)
-        result["baseline"] = base
-        if base:
-            result["baseline_unit"] = unit
-            result["ratio_vs_baseline"] = round(best[ours] / base[theirs], 3)
+        result |= _vs_baseline(env, rows, min_seconds, {} if baselines is None else baselines)
     return result
+
+
+def _vs_baseline(env: Env, rows: list[dict], min_seconds: float,
+                 baselines: dict[str, dict | None]) -> dict:
+    """`env`'s OpenSpiel baseline (measured unless `baselines` has it) and the best row's
+    ratio to it: the `baseline` entry (None: OpenSpiel not installed), `baseline_unit` and
+    `ratio_vs_baseline` (None where the baseline's figure is 0)."""
+    from kanjax.baselines import openspiel_random_play
+
+    other, unit = env.bench_baseline
+    if other not in baselines:
+        baselines[other] = openspiel_random_play(other, min_seconds=min_seconds)
+    base = baselines[other]
+    if not base:
+        return {"baseline": None}
+    ours, theirs = _UNITS[unit]
+    best = max(r[ours] for r in rows)
+    return {"baseline": base, "baseline_unit": unit,
+            "ratio_vs_baseline": round(best / base[theirs], 3) if base[theirs] else None}
 
 
 # a baseline unit -> (the kanjax row's figure, the OpenSpiel figure)
 _UNITS = {"deals": ("deals_per_cpu_second", "games_per_cpu_second"),
           "decisions": ("steps_per_cpu_second", "decisions_per_cpu_second")}
+
+
+def _best_card_plays(result: dict) -> int | None:
+    """A game's best card plays per CPU-second; None where it plays no cards to tricks."""
+    figures = [r["card_plays_per_cpu_second"] for r in result["rows"]]
+    return None if None in figures else max(figures)
 
 
 def bench_games(
@@ -156,27 +181,33 @@ def bench_games(
     baseline: bool = True,
     **flags,
 ) -> dict:
-    """`bench` for each game in one run (the baseline measured once, with the first game),
-    plus each game's best card plays per CPU-second relative to the first game's."""
-    results = [bench(g, batches, min_seconds, baseline and i == 0, **flags)
-               for i, g in enumerate(games)]
-    first = max(r["card_plays_per_cpu_second"] for r in results[0]["rows"])
+    """`bench` for each game in one run, each with its own baseline (one measured once where
+    games share it), plus each game's best card plays per CPU-second relative to the first
+    game's that has them (`card_plays_vs`; games that play no cards to tricks left out)."""
+    baselines: dict[str, dict | None] = {}
+    results = [bench(g, batches, min_seconds, baseline, baselines, **flags) for g in games]
+    best = {r["game"]: _best_card_plays(r) for r in results}
+    counted = {g: x for g, x in best.items() if x}
+    first = next(iter(counted), None)
     return {
         "games": results,
-        "card_plays_vs_first": {  # none where the first game plays no cards to tricks
-            r["game"]: round(max(x["card_plays_per_cpu_second"] for x in r["rows"]) / first, 3)
-            for r in results
-        } if first else {},
+        "card_plays_vs": first,
+        "card_plays_vs_first": {g: round(x / counted[first], 3) for g, x in counted.items()},
     }
 
 
 def format_bench_games(result: dict) -> str:
     parts = [format_bench(r) for r in result["games"]]
-    if len(result["games"]) > 1 and result["card_plays_vs_first"]:
-        first = result["games"][0]["game"]
-        parts.append(f"best card plays per CPU-second relative to {first}: " + ", ".join(
-            f"{g} {x:.2f}x" for g, x in result["card_plays_vs_first"].items()))
+    ratios = result["card_plays_vs_first"]
+    if len(result["games"]) > 1 and len(ratios) > 1:
+        parts.append(f"best card plays per CPU-second relative to {result['card_plays_vs']}: "
+                     + ", ".join(f"{g} {x:.2f}x" for g, x in ratios.items()))
     return "\n\n".join(parts)
+
+
+def _figure(x: int | None, width: int) -> str:
+    """A row's figure, `-` where it is undefined (a game without card plays)."""
+    return f"{'-' if x is None else x:>{width}}"
 
 
 def format_bench(result: dict) -> str:
@@ -189,18 +220,21 @@ def format_bench(result: dict) -> str:
             f"{r['batch']:>6} {r['compile_seconds']:>9.2f} {r['steps_per_second']:>10} "
             f"{r['steps_per_cpu_second']:>11} {r['deals_per_second']:>9} "
             f"{r['deals_per_cpu_second']:>11} "
-            f"{r['card_plays_per_cpu_second']:>11}"
+            f"{_figure(r['card_plays_per_cpu_second'], 11)}"
         )
+    if any(r["card_plays_per_cpu_second"] is None for r in result["rows"]):
+        lines.append("plays/CPU-s: - (the game plays no cards to tricks)")
     for k in result.get("kernels", ()):
         lines.append(f"kernel {k['kernel']}: {k['checks_per_cpu_second']:,} checks/CPU-s "
                      f"(batch {k['batch']})")
     base = result.get("baseline")
     if base:
         unit = result["baseline_unit"]
+        ratio = result["ratio_vs_baseline"]
         lines.append(f"baseline: OpenSpiel C++ {base['game']}: "
                      f"{base[_UNITS[unit][1]]:.0f} {unit}/CPU-s")
         lines.append(f"ratio (best kanjax batch / baseline, {unit} per CPU-second): "
-                     f"{result['ratio_vs_baseline']:.2f}x")
+                     + ("- (the baseline's figure is 0)" if ratio is None else f"{ratio:.2f}x"))
     elif "baseline" in result:
         lines.append("baseline: OpenSpiel not installed (pip install -e '.[bench]')")
     return "\n".join(lines)

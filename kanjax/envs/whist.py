@@ -206,6 +206,8 @@ class WhistEnv(Env):
     card_deck = DECK
     reads_pbn = True
     card_actions = NUM_CARDS
+    # bridge's card play in OpenSpiel (after its auction, here random bids: per decision)
+    bench_baseline = ("bridge(use_double_dummy_result=false)", "decisions")
 
     def __init__(self, config: WhistConfig | None = None) -> None:
         self.config = config or WhistConfig()
