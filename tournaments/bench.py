@@ -5,8 +5,9 @@ network (examples/policy_net, issue 28) against the heuristic bot as a `jax` bot
 batch (in process and through Ray), and as a `python` bot asked one move of one game at a
 time (in process, fewer games), in the same run.
 
-Rates are steady-state: games per second after each executor's first chunks (those include the
-one-time compile of every actor), over the same planned games.
+Each executor's row gives its games, wall seconds and games per wall second (all of them: the
+compile and Ray's start included), and its steady-state rate: games per second after its first
+chunks (those include the one-time compile of every actor), over the same planned games.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def bench_tournament(deals: int = 48, chunk_size: int = 32, actors: int | None =
 
 def _measure(base: TournamentConfig, mode: str, actors: int | None = None) -> dict:
     """The tournament `base` played into a fresh folder by one executor ("local" or "ray"):
-    games, chunks, wall time, steady-state games/s."""
+    games, chunks, wall time, games per wall second, steady-state games/s."""
     with tempfile.TemporaryDirectory() as out:
         cfg = dataclasses.replace(base, output=out)
         inner = LocalExecutor(cfg) if mode == "local" else RayExecutor(cfg, actors)
@@ -84,8 +85,9 @@ def _measure(base: TournamentConfig, mode: str, actors: int | None = None) -> di
         timed = _Timed(inner)
         t0 = time.perf_counter()
         run = run_tournament(cfg, progress=False, executor=timed)
-        return {"games": run.games, "chunks": run.chunks_total,
-                "wall_seconds": round(time.perf_counter() - t0, 2), "warm_chunks": warm,
+        wall = time.perf_counter() - t0
+        return {"games": run.games, "chunks": run.chunks_total, "wall_seconds": round(wall, 2),
+                "games_per_wall_second": round(run.games / wall, 1), "warm_chunks": warm,
                 "games_per_second": round(timed.rate(warm), 1)}
 
 
@@ -123,15 +125,23 @@ def _example_on_path() -> None:
         p for p in (root, os.environ.get("PYTHONPATH")) if p)
 
 
+ROW_HEAD = (f"{'games':>6} {'chunks':>6} {'wall s':>7} {'games/wall-s':>12} "
+            f"{'steady games/s':>14}")
+STEADY = ("steady games/s: after each executor's first chunks (its compile and start-up), so "
+          "not games / wall s")
+
+
+def _row(m: dict) -> str:
+    return (f"{m['games']:>6} {m['chunks']:>6} {m['wall_seconds']:>7} "
+            f"{m['games_per_wall_second']:>12} {m['games_per_second']:>14}")
+
+
 def format_bench(r: dict) -> str:
     flags = " ".join(f"{k}={v}" for k, v in r["flags"].items())
     lines = [f"kanjax bench tournament: {r['game']} {flags} {' vs '.join(r['bots'])}, "
-             f"{r['deals']} deal seeds, chunk {r['chunk_size']}",
-             f"{'executor':>9} {'games':>6} {'chunks':>6} {'wall s':>7} {'games/s':>8}"]
-    for mode in ("local", "ray"):
-        m = r[mode]
-        lines.append(f"{mode:>9} {m['games']:>6} {m['chunks']:>6} {m['wall_seconds']:>7} "
-                     f"{m['games_per_second']:>8}")
+             f"{r['deals']} deal seeds, chunk {r['chunk_size']}", f"{'executor':>9} {ROW_HEAD}"]
+    lines += [f"{mode:>9} {_row(r[mode])}" for mode in ("local", "ray")]
+    lines.append(STEADY)
     lines.append(f"Ray / in-process steady-state games/s: {r['ray_vs_local']:.2f}x "
                  f"(overhead {max(0.0, 1 - r['ray_vs_local']):.0%})")
     return "\n".join(lines)
@@ -139,14 +149,12 @@ def format_bench(r: dict) -> str:
 
 def format_neural(r: dict) -> str:
     lines = [f"the example's network vs heuristic: {r['game']} n_rounds={r['flags']['n_rounds']}"
-             f", chunk {r['chunk_size']}",
-             f"{'network as':>20} {'games':>6} {'chunks':>6} {'wall s':>7} {'games/s':>8}"]
+             f", chunk {r['chunk_size']}", f"{'network as':>20} {ROW_HEAD}"]
     for mode, label in (("jax_local", "jax, in process"), ("jax_ray", "jax, Ray"),
                         ("python_local", "python, in process")):
-        m = r[mode]
-        lines.append(f"{label:>20} {m['games']:>6} {m['chunks']:>6} {m['wall_seconds']:>7} "
-                     f"{m['games_per_second']:>8}")
-    lines.append(f"jax bot / python bot, in process, games/s: {r['jax_vs_python']:.1f}x")
+        lines.append(f"{label:>20} {_row(r[mode])}")
+    lines.append(STEADY)
+    lines.append(f"jax bot / python bot, in process, steady games/s: {r['jax_vs_python']:.1f}x")
     return "\n".join(lines)
 
 
