@@ -811,8 +811,10 @@ class DbfEnv(MatchEnv):
                                                     (("kitty", kitty),)), ds.DECK)
 
     def _view(self, state: DbfState) -> dict[str, np.ndarray]:
-        """`summary` of one state as numpy arrays (the text view and the scene read it)."""
-        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        """`summary` of one state as numpy arrays (the text view and the scene read it), and
+        `by`: 4 * trick + seat of each card played in this hand (-1)."""
+        view = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        return view | {"by": np.asarray(state._by).astype(np.int32)}
 
     def render(self, state: DbfState) -> str:
         """Levels, the hand's roles, R and T, each hand by suit, the kitty, the trick."""

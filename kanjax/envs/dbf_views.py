@@ -13,16 +13,17 @@ from kanjax.scene import Group, Scene, Seat
 
 
 def head_line(s: dict[str, np.ndarray]) -> str:
-    """The hand, its kind, the levels, R and T, the starter, leader and declarers, the phase."""
+    """The hand, its kind, the levels, R and T, the starter, leader and declarers, the phase;
+    what the hand has not decided yet said in words."""
     lev = [ds.LEVEL_NAMES.get(int(x), str(int(x))) for x in s["levels"]]
-    R = int(s["trump_level"])
-    T = int(s["trump_suit"])
+    R, T = int(s["trump_level"]), int(s["trump_suit"])
+    leader, declaring = int(s["leader"]), int(s["declaring"])
     return (f"da_bai_fen  hand {int(s['hands_played']) + 1} "
             f"({ds.HAND_KIND_NAMES[int(s['hand_kind'])]})  levels 0+2 {lev[0]} / 1+3 "
-            f"{lev[1]}  R {ds.LEVEL_NAMES.get(R, '?')}  T "
-            f"{ds.SUITS[T] if T >= 0 else '?'}  starter {int(s['starter'])}  leader "
-            f"{int(s['leader'])}  declarers "
-            f"{ds.TEAM_NAMES[int(s['declaring'])] if s['declaring'] >= 0 else '?'}  "
+            f"{lev[1]}  R {ds.LEVEL_NAMES.get(R, 'not set')}  T "
+            f"{ds.SUITS[T] if T >= 0 else 'not named yet'}  starter {label(int(s['starter']))}"
+            f"  leader {label(leader) if leader >= 0 else 'not known yet'}  declarers "
+            f"{ds.TEAM_NAMES[declaring] if declaring >= 0 else 'not known yet'}  "
             f"phase {ds.PHASE_NAMES[int(s['phase'])]}")
 
 
@@ -32,6 +33,18 @@ def trick_plays(s: dict[str, np.ndarray]) -> list[tuple[int, np.ndarray]]:
     lead = int(s["trick_leader"])
     return [(q, np.flatnonzero(seat == q)) for q in ((lead + i) % 4 for i in range(4))
             if (seat == q).any()]
+
+
+def last_trick(s: dict[str, np.ndarray]) -> list[tuple[int, np.ndarray]]:
+    """The last trick this hand completed, in play order: (seat, card ids); [] before the
+    first. The leader L leads the first trick, each trick's winner the next (DBF-19)."""
+    t = int(s["tricks_done"]) - 1
+    by = s["by"]
+    if t < 0 or not (by // 4 == t).any():
+        return []
+    lead = int(s["trick_winners"][t - 1]) if t else int(s["leader"])
+    return [(q, cards) for q in ((lead + i) % 4 for i in range(4))
+            if len(cards := np.flatnonzero((by >= 0) & (by // 4 == t) & (by % 4 == q)))]
 
 
 def _tokens(cards) -> tuple[str, ...]:
@@ -45,9 +58,10 @@ def _sorted(where: np.ndarray) -> tuple[str, ...]:
 def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) -> Scene:
     """`state` (its `summary` `s`) as a scene: every hand open, or with `player` his alone
     and the kitty cards his observation shows (DBF-14's turned cards, the kitty he picked
-    up, a shown kitty); the trick in progress with its players, the exposed card, the mover's
-    selection (his own), each team's tricks taken (their point cards shown), the undealt
-    deck; the levels and points; how the last hand ended."""
+    up, a shown kitty); the hand's last completed trick (whole, until the next one is) and the
+    trick in progress, with their players; the exposed card, the mover's selection (his
+    own), each team's earlier tricks taken (their point cards shown), the undealt deck; the
+    levels and points; how the last hand ended."""
     loc = s["location"]
     mover = to_act(state)
     declaring = int(s["declaring"])
@@ -63,6 +77,12 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
                           cards=_sorted(loc == p) if player in (None, p) else None,
                           count=int((loc == p).sum()), notes=tuple(notes), to_act=p == mover))
     table = []
+    done = last_trick(s)
+    if done:  # shown whole, beside the trick in progress, until the next one is complete
+        t = int(s["tricks_done"])
+        table.append(Group(f"trick {t}, taken by {label(int(s['trick_winners'][t - 1]))}",
+                           sum((_tokens(c) for _, c in done), ()),
+                           sum(((q,) * len(c) for q, c in done), ())))
     plays = trick_plays(s)
     if plays:
         table.append(Group(f"trick {int(s['tricks_done']) + 1}",
@@ -74,8 +94,9 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
     if kitty.any():
         known = kitty if player is None else kitty & _known_kitty(env, state, player)
         table.append(Group("kitty", _sorted(known), hidden=int((kitty & ~known).sum())))
-    for team in range(2):  # the tricks taken: their point cards, the rest face down
-        won = loc == ds.LOC_WON + team
+    in_done = (s["by"] >= 0) & (s["by"] // 4 == int(s["tricks_done"]) - 1)
+    for team in range(2):  # the earlier tricks taken: their point cards, the rest face down
+        won = (loc == ds.LOC_WON + team) & ~in_done
         if won.any():
             points = won & (np.asarray(ds.CARD_POINTS) > 0)
             table.append(Group(f"{ds.TEAM_NAMES[team]} took", _sorted(points),

@@ -12,11 +12,15 @@ from kanjax.scene import Group, Scene, Seat
 
 
 def head_line(config: ks.KonConfig, s: dict[str, np.ndarray]) -> str:
-    """The variant, the round, the dealer, the stock, the phase and the totals."""
+    """The variant, the round, the dealer, the stock and the phase."""
     return (f"konkan n={config.n}{' pairs' if config.partnership else ''}  round "
-            f"{int(s['round'])}/{config.n_rounds}  dealer {int(s['dealer'])}  stock "
-            f"{int(s['stock'])}  phase {ks.PHASE_NAMES[int(s['phase'])]}  totals "
-            f"{s['totals'].tolist()}")
+            f"{int(s['round'])}/{config.n_rounds}  dealer {label(int(s['dealer']))}  stock "
+            f"{int(s['stock'])}  phase {ks.PHASE_NAMES[int(s['phase'])]}")
+
+
+def totals_line(s: dict[str, np.ndarray]) -> str:
+    """The match totals so far, by player: `totals  P0 12  P1 -3 ...`."""
+    return "totals  " + "  ".join(f"{label(p)} {int(v)}" for p, v in enumerate(s["totals"]))
 
 
 def multiset(counts: np.ndarray) -> list[int]:
@@ -77,7 +81,7 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
         pile[top] -= 1
         table.append(Group("discard pile, top last", _sorted(pile) + (ks.DECK.token(top),)))
     table.append(Group("stock", (), hidden=int(s["stock"])))
-    scores = ["totals  " + "  ".join(f"{label(p)} {int(v)}" for p, v in enumerate(s["totals"]))]
+    scores = [totals_line(s)]
     outcome = int(s["outcome"])
     last = ""
     if outcome >= 0:

@@ -939,7 +939,7 @@ class KonkanEnv(Env):
         """The round, the dealer, each hand and the table, the pile's top, whose turn."""
         s = self._view(state)
         deck = self.card_deck
-        lines = [kon_views.head_line(self.config, s)]
+        lines = [kon_views.head_line(self.config, s), kon_views.totals_line(s)]
         for p in range(self.n):
             flags = ("  opened" if s["opened"][p] else "") + (
                 "  requested" if s["requested"][p] else "")
