@@ -288,6 +288,12 @@ class Env(abc.ABC):
         or what `observe` gives `player`; the terminal table and the SVG/HTML views draw it."""
         raise NotImplementedError(f"{self.name}: no scene")
 
+    def seats_played_with(self, state: State, player: int) -> tuple[int, ...]:
+        """The players whose turns the person in `player`'s seat plays in the match of
+        `state` (`kanjax play --human`): his alone, unless the game has one person play
+        several hands (whist: bridge's declarer plays the dummy's cards)."""
+        return (player,)
+
     def render_svg(self, state: State, player: int | None = None) -> str:
         """`scene(state, player)` drawn as an SVG document (`kanjax.svg`)."""
         from kanjax.svg import draw

@@ -1,12 +1,14 @@
 """`kanjax play GAME --human SEAT ...`: people play a match against the game's bots (or each
 other, hot-seat, at one terminal), each decision drawn from `Env.scene` of what that player
-may see (`kanjax.terminal`). Chance follows the record's key convention (`records.Match`), so
-the saved record replays; a match stopped early (Ctrl-C, end of input, `quit`) is saved as a
-partial record."""
+may see (`kanjax.terminal`); a person plays the seats `Env.seats_played_with` gives (whist's
+declarer plays the dummy), and a turn with one legal action is played for him and shown.
+Chance follows the record's key convention (`records.Match`), so the saved record replays; a
+match stopped early (Ctrl-C, end of input, `quit`) is saved as a partial record."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import sys
 import time
@@ -24,6 +26,7 @@ from kanjax import records, terminal
 from kanjax.api import Env, State
 from kanjax.bots import make_heuristic, make_random
 from kanjax.rollout import choose
+from kanjax.scene import Scene
 
 BOTS = {"heuristic": make_heuristic, "random": make_random}
 QUIT = ("quit", "exit")
@@ -42,11 +45,22 @@ class Stopped(Exception):
 
 
 class Table:
-    """The terminal side of one match: draws scenes, reads answers, prints the bots' moves."""
+    """The terminal side of one match: draws scenes, reads answers, prints every move. Each
+    person plays one or more seats (`Env.seats_played_with`); seats go by their scene labels
+    (whist's N E S W, P0 P1 ... elsewhere)."""
 
-    def __init__(self, env: Env, humans: tuple[int, ...], stdin: TextIO, console: Console):
-        self.env, self.humans, self.stdin, self.console = env, humans, stdin, console
-        self.facing: int | None = None  # the human whose hand the terminal shows
+    def __init__(self, env: Env, people: tuple[tuple[int, ...], ...], labels: dict[int, str],
+                 stdin: TextIO, console: Console):
+        self.env, self.people, self.labels = env, people, labels
+        self.stdin, self.console = stdin, console
+        self.facing: tuple[int, ...] | None = None  # the person whose hands the terminal shows
+
+    def person(self, player: int) -> tuple[int, ...] | None:
+        """The seats of the person who plays `player`'s turns; None: a bot plays them."""
+        return next((seats for seats in self.people if player in seats), None)
+
+    def name(self, seats: tuple[int, ...]) -> str:
+        return " and ".join(self.labels[q] for q in seats)
 
     def read(self, prompt: str) -> str:
         self.console.print(Text(prompt, style="bold green"), end="")
@@ -58,30 +72,69 @@ class Table:
             raise Stopped(line.strip())
         return line
 
-    def hand_over(self, player: int) -> None:
-        """Hot-seat: before the terminal shows `player`'s hand, the others look away."""
-        if len(self.humans) > 1 and self.facing != player:
+    def hand_over(self, seats: tuple[int, ...]) -> None:
+        """Hot-seat: before the terminal shows a person's hands, the others look away."""
+        if len(self.people) > 1 and self.facing != seats:
             if self.console.is_terminal:
                 self.console.clear()
-            self.read(f"P{player}'s turn; the others look away. Press Enter, P{player}: ")
-        self.facing = player
+            name = self.name(seats)
+            self.read(f"{name}'s turn; the others look away. Press Enter, {name}: ")
+        self.facing = seats
 
-    def ask(self, state: State, player: int) -> int:
-        """The action `player` chooses at `state`: asked again until it is legal."""
-        self.hand_over(player)
+    def scene(self, state: State, player: int) -> Scene:
+        """What the person playing `player`'s turn sees: `player`'s scene, with the hands of
+        his other seats open too."""
         scene = self.env.scene(state, player)
+        others = {q: self.env.scene(state, q) for q in self.person(player) if q != player}
+        if not others:
+            return scene
+        seats = tuple(next(o for o in others[s.player].seats if o.player == s.player)
+                      if s.player in others else s for s in scene.seats)
+        return dataclasses.replace(scene, seats=seats)
+
+    def ask(self, state: State, player: int) -> tuple[int, bool]:
+        """The action the person playing `player`'s turn chooses at `state`, asked again until
+        it is legal, and whether it was forced: the only legal action is played, not asked."""
+        legal = self.env.legal_actions(state)
+        if len(legal) == 1:
+            return int(legal[0]), True
+        seats = self.person(player)
+        self.hand_over(seats)
+        scene = self.scene(state, player)
         self.console.print(terminal.draw(scene))
         while True:
             try:
-                name = terminal.answer(self.read(f"P{player}> "), scene.legal)
-                return self.env.action_from_name(name, state)
+                name = terminal.answer(self.read(f"{self.labels[player]}> "), scene.legal)
+                return self.env.action_from_name(name, state), False
             except ValueError as err:
                 self.console.print(Text(f"{err}; type a number from the list, an action or a "
                                         "card (quit: stop and save)", style="red"),
                                    soft_wrap=True)
 
-    def moved(self, player: int, name: str) -> None:
-        self.console.print(Text.assemble((f"P{player}", "bold"), f": {name}"))
+    def moved(self, player: int, name: str, forced: bool = False) -> None:
+        self.console.print(Text.assemble((self.labels[player], "bold"), f": {name}",
+                                         (" (the only legal move)", "dim") if forced else ""))
+
+
+def people_of(env: Env, state: State, humans: list[int]) -> tuple[tuple[int, ...], ...]:
+    """The people at the terminal, each as the seats he plays (`Env.seats_played_with`): one
+    for each seat of `humans`, those that play the same seats once."""
+    people: list[tuple[int, ...]] = []
+    for seat in humans:
+        if not 0 <= seat < env.num_players:
+            raise ValueError(f"--human {seat}: {env.name} has players 0..{env.num_players - 1}")
+        seats = env.seats_played_with(state, seat)
+        if seats not in people:
+            people.append(seats)
+    return tuple(people)
+
+
+def who_plays(scene: Scene, people: tuple[tuple[int, ...], ...]) -> str:
+    """A line saying whom the people at the terminal play, by label and role."""
+    seat = {s.player: s for s in scene.seats}
+    names = [" and ".join(f"{seat[q].label}" + (f" ({seat[q].role})" if seat[q].role else "")
+                          for q in seats) for seats in people]
+    return ("you play " if len(names) == 1 else "hot-seat: ") + "; ".join(names)
 
 
 def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: str,
@@ -97,27 +150,28 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
         raise ValueError(f"--delay {delay}: want seconds >= 0")
     m = records.Match(game, flags, seed, start)
     env = m.env
-    for seat in humans:
-        if not 0 <= seat < env.num_players:
-            raise ValueError(f"--human {seat}: {game} has players 0..{env.num_players - 1}")
+    people = people_of(env, m.state, humans)
     console = console or Console(highlight=False)
-    table = Table(env, tuple(sorted(set(humans))), stdin or sys.stdin, console)
     bot = _chooser(env, bots)
     with preparing():  # compile what a turn needs before anyone waits on it
         state = m.state
-        env.scene(state, None)
+        first = env.scene(state, None)
         bot(state, m.gkey)
         env.jitted("step")(state, np.int32(env.legal_actions(state)[0]), m.keys()[1])
+    table = Table(env, people, {s.player: s.label for s in first.seats}, stdin or sys.stdin,
+                  console)
+    console.print(who_plays(first, people), soft_wrap=True)
     stopped = None
     try:
         while not m.done:
             player = int(m.state.current_player)
-            if player in table.humans:
-                action = table.ask(m.state, player)
+            forced = False
+            if table.person(player):
+                action, forced = table.ask(m.state, player)
             else:
                 time.sleep(delay)
                 action = int(bot(m.state, m.gkey)[0])
-            table.moved(player, env.action_name(action, m.state))
+            table.moved(player, env.action_name(action, m.state), forced)
             m.step(action)
     except (Stopped, KeyboardInterrupt) as err:
         stopped = str(err) or type(err).__name__

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from collections import Counter
 
 import jax
@@ -38,15 +39,24 @@ def play_args(game: str, path, *more: str) -> list[str]:
 
 @dataclasses.dataclass
 class Script:
-    """The match of the heuristic bots, seat HUMAN's moves typed by their number in the list
-    of legal actions, or by their card token the first time it names one legal action
-    alone."""
+    """The match of the heuristic bots, the moves of the person in seat HUMAN (of every seat
+    he plays, `Env.seats_played_with`) typed by their number in the list of legal actions, or
+    by their card token the first time it names one legal action alone; a move that is the
+    only legal one is not typed (issue 44 item 10)."""
 
     env: Env
     answers: list[str]  # what the person types at each of his decisions
     names: list[str]  # every action of the match
     states: list[State]  # every state of the match
     token_step: int | None  # the step the card token chose
+    seats: tuple[int, ...]  # the seats the person plays
+    forced: list[int]  # the steps where he had one legal action
+    labels: dict[int, str]  # each player's label in the scenes
+
+    def asked(self, state: State) -> bool:
+        """Whether the person is asked at `state` (his turn, more than one legal action)."""
+        return int(state.current_player) in self.seats and len(
+            self.env.legal_actions(state)) > 1
 
 
 def _card_token(env: Env, word: str) -> bool:
@@ -68,12 +78,16 @@ def script_of(game: str, scripts: dict[str, Script]) -> Script:
         env = m.env
         bot = play._chooser(env, "heuristic")
         answers: list[str] = []
-        states, token_step = [m.state], None
+        states, token_step, forced = [m.state], None, []
+        seats = env.seats_played_with(m.state, HUMAN)
         while not m.done:
             state = m.state
             action = int(bot(state, m.gkey)[0])
-            if int(state.current_player) == HUMAN:
-                legal = env.scene(state, HUMAN).legal
+            mover = int(state.current_player)
+            if mover in seats and len(env.legal_actions(state)) == 1:
+                forced.append(len(states) - 1)
+            elif mover in seats:
+                legal = env.scene(state, mover).legal
                 name = env.action_name(action, state)
                 last = [n.split()[-1] for n in legal]
                 word = name.split()[-1]
@@ -84,7 +98,9 @@ def script_of(game: str, scripts: dict[str, Script]) -> Script:
                     answers.append(str(legal.index(name) + 1))
             m.step(action)
             states.append(m.state)
-        scripts[game] = Script(env, answers, m.names, states, token_step)
+        labels = {seat.player: seat.label for seat in env.scene(states[0]).seats}
+        scripts[game] = Script(env, answers, m.names, states, token_step, seats, forced,
+                               labels)
     return scripts[game]
 
 
@@ -104,7 +120,12 @@ def test_a_whole_match_at_the_terminal(game, scripts, tmp_path, monkeypatch, cap
                    io.StringIO("\n".join(typed) + "\n"))
     assert "'pass the salt' is not a legal action here" in out
     assert "0 is not a number from the list" in out
-    assert f"P{HUMAN}: {script.names[script.token_step]}" in out  # the card token's action
+    token = script.token_step  # the card token's action
+    assert f"{script.labels[int(script.states[token].current_player)]}: " \
+           f"{script.names[token]}" in out
+    for step in script.forced:  # played for him, and shown
+        who = script.labels[int(script.states[step].current_player)]
+        assert f"{who}: {script.names[step]} (the only legal move)" in out
     record = records.load(path)
     assert record["actions"] == script.names and record["terminated"]
     assert f"{path}: {len(script.names)} actions" in out
@@ -137,8 +158,8 @@ def test_stopping_early_saves_a_partial_record(game, stop, scripts, tmp_path, mo
     record = records.load(path)
     n = len(record["actions"])
     assert not record["terminated"] and record["actions"] == script.names[:n]
-    human_moves = sum(int(s.current_player) == HUMAN for s in script.states[:n])
-    assert human_moves == k and int(script.states[n].current_player) == HUMAN
+    asked = sum(script.asked(s) for s in script.states[:n])
+    assert asked == k and script.asked(script.states[n])
     result = records.replay(record)
     assert result.ok and result.steps == n, result.error
 
@@ -236,3 +257,53 @@ def test_konkan_partnership_hides_the_partners_hand():
     state = env.init(jax.random.PRNGKey(0))
     check_scene(env, state)
     assert env.scene(state, 0).seats[2].cards is None
+
+
+def test_whist_one_person_plays_the_declarers_side(scripts, tmp_path, monkeypatch, capsys):
+    """Issue 44 item 10: as bridge's declarer plays the dummy's cards, one person plays the
+    declarer's side (given the dummy's seat too), and the terminal says so; a defender plays
+    his own seat. With leader N, W declares and E is dummy; with leader W, S and N."""
+    script = script_of("whist", scripts)
+    env, start = script.env, script.states[0]
+    assert [env.seats_played_with(start, p) for p in range(4)] == [(0,), (3, 1), (2,), (3, 1)]
+    assert script.forced  # the last trick at least
+    path = tmp_path / "g.json"
+    out = run_play(monkeypatch, capsys, play_args("whist", path, "--human", "0", "--set",
+                                                  "leader=W"), io.StringIO("1\n" * 30))
+    assert "you play S (declarer) and N (dummy)" in out and "N> " in out and "S> " in out
+    prompts = {m[1] for m in re.finditer(r"^(\w+)> ", out, re.MULTILINE)}
+    assert prompts == {"N", "S"}  # a seat's prompt, then the move shown
+    record = records.load(path)
+    assert record["terminated"] and records.replay(record).ok
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_headers_show_no_internal_values(game, scripts):
+    """Issue 44 item 10: no "-1", "?" or Python list in a scene's header (Da Bai Fen's
+    "leader -1", "T ?"; Konkan's "totals [0, 0, 0, 0]")."""
+    script = script_of(game, scripts)
+    for state in script.states[::4]:
+        header = script.env.scene(state).header
+        assert not re.search(r"(?<![\w+])-1\b|\?|\[", header), header
+
+
+def test_da_bai_fen_shows_a_finished_trick_whole(scripts):
+    """Issue 44 item 10: the trick a move finishes stays on the table, whole and with its
+    winner, beside the next trick, until the next one is finished too (within a hand)."""
+    script = script_of("da_bai_fen", scripts)
+    env, finished = script.env, 0
+    for before, after in zip(script.states, script.states[1:], strict=False):
+        old, new = ({g.label: g for g in env.scene(s).table} for s in (before, after))
+        current = [label for label in old if re.fullmatch(r"trick \d+", label)]
+        taken = [g for label, g in new.items() if label.startswith(f"{current[0]}, taken by")] \
+            if current and current[0] not in new else []
+        if taken:
+            finished += 1
+            played = old[current[0]]
+            assert taken[0].cards[: len(played.cards)] == played.cards
+            assert taken[0].owners[: len(played.owners)] == played.owners
+            assert len(set(taken[0].owners)) == 4
+        elif current and not bool(env.jitted("deal_done")(after)):  # a hand's last trick
+            # goes with its hand: the step that finishes it deals the next one
+            assert current[0] in new or any(label.startswith(current[0]) for label in new)
+    assert finished

@@ -376,6 +376,14 @@ class WhistEnv(Env):
         lines.append(self.status_line(state, SEATS.__getitem__, over="game over"))
         return "\n".join(lines)
 
+    def seats_played_with(self, state: WhistState, player: int) -> tuple[int, ...]:
+        """The declarer's side is one person, as in bridge: the declarer (at the opening
+        leader's right) plays the dummy's cards too, and a person given the dummy's seat plays
+        the declarer's; a defender plays his own."""
+        declarer = (int(summary_numpy(state)["first_leader"]) + 3) % 4
+        dummy = (declarer + 2) % 4
+        return (declarer, dummy) if player in (declarer, dummy) else (player,)
+
     def scene(self, state: WhistState, player: int | None = None) -> Scene:
         """Trump, opening leader and trick in the header; the seats in play order from S (at
         the bottom, as bridge diagrams draw them) with their roles (bridge's: the declarer sits
