@@ -23,6 +23,7 @@ import dataclasses
 import datetime
 import itertools
 import logging
+import os
 import platform
 import signal
 import sys
@@ -223,26 +224,55 @@ class _GroupScores:
         return sa / na - sb / nb
 
 
-@contextlib.contextmanager
-def _stop_on_sigint() -> Iterator[threading.Event]:
-    """An event set by the first Ctrl-C (SIGINT), so the run stops after the chunk in hand; a
-    second Ctrl-C interrupts at once. A flag, not KeyboardInterrupt: an exception raised in
-    the middle of library code (a finalizer, a callback) can be swallowed there."""
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
+QUIT_STATUS = 130  # the exit status of a second Ctrl-C while Ray starts or stops (128 + SIGINT)
 
-    def on_sigint(signum, frame) -> None:
-        if stop.is_set():
+
+class _Sigint:
+    """Ctrl-C (SIGINT) during a run. The first sets `stop`: the run stops after the chunk in
+    hand (while the workers start, once they have). A second one interrupts at once:
+    KeyboardInterrupt while chunks play; while the workers start or stop (`guarded`), where an
+    exception raised inside Ray leaves it half-built (a Ray traceback, once a segmentation
+    fault), a line on stderr and exit status 130, the output folder as it was (chunks are
+    stored whole or not at all). A flag, not KeyboardInterrupt, for the first: an exception
+    raised in the middle of library code (a finalizer, a callback) can be swallowed there.
+    Outside the main thread (no signal handler can be set) nothing changes."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.doing: str | None = None  # what `guarded` is doing
+        self.previous = None
+
+    def __enter__(self) -> _Sigint:
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+    @contextlib.contextmanager
+    def guarded(self, doing: str) -> Iterator[None]:
+        """A block that Ctrl-C must not break into (`doing`: "starting Ray", ...)."""
+        self.doing = doing
+        try:
+            yield
+        finally:
+            self.doing = None
+
+    def _on_sigint(self, signum, frame) -> None:
+        if not self.stop.is_set():
+            self.stop.set()
+            if self.doing:
+                note(f"Ctrl-C: the run stops once {self.doing} is done (Ctrl-C again: quit "
+                     "now)")
+            return
+        if self.doing is None:
             raise KeyboardInterrupt
-        stop.set()
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        print(f"\nkanjax tournament: stopped while {self.doing}; the stored games are "
+              "intact: run the same command to resume", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(QUIT_STATUS)  # no exception inside Ray; its processes die with this one
 
 
 def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | None = None,
@@ -272,18 +302,20 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
     run, stored_games, interrupted, failure = 0, len(stored), False, ""
     shown = Progress(len(games), stored_games) if progress else None
     use_ray = not (local or executor or not chunks)  # no Ray to start for no work
+    starting = "starting Ray" if use_ray else "starting"
     if shown:
-        shown.phase("starting Ray" if use_ray else "starting")
-    try:
-        if executor is None:
-            executor = RayExecutor(cfg, actors) if use_ray else LocalExecutor(cfg)
-        if shown and chunks:
-            shown.phase("compiling, playing the first chunks",
-                        min(len(chunks), getattr(executor, "workers", 1)))
-        with _stop_on_sigint() as stop:
+        shown.phase(starting)
+    with _Sigint() as sigint:
+        try:
+            if executor is None:
+                with sigint.guarded(starting):
+                    executor = RayExecutor(cfg, actors) if use_ray else LocalExecutor(cfg)
+            if shown and chunks and not sigint.stop.is_set():
+                shown.phase("compiling, playing the first chunks",
+                            min(len(chunks), getattr(executor, "workers", 1)))
             for first, rows in executor.run((c[0].game_id, c) for c in chunks
                                             if not (verdict and verdict["verdict"] != "continue")
-                                            and not stop.is_set()):
+                                            and not sigint.stop.is_set()):
                 store.write_chunk(first, rows)
                 run += 1
                 stored_games += len(rows["games"])
@@ -293,16 +325,17 @@ def run_tournament(cfg: TournamentConfig, local: bool = False, actors: int | Non
                     verdict = _update_sprt(cfg, groups, rows, verdict)
                     if verdict["verdict"] != "continue":
                         break
-            interrupted = stop.is_set()
-    except KeyboardInterrupt:
-        interrupted = True
-    except ChunkFailed as err:
-        failure = str(err)
-    finally:
-        if executor is not None:
-            executor.close()
-        if shown:
-            shown.close()
+            interrupted = sigint.stop.is_set()
+        except KeyboardInterrupt:
+            interrupted = True
+        except ChunkFailed as err:
+            failure = str(err)
+        finally:
+            if executor is not None:
+                with sigint.guarded("stopping the workers"):
+                    executor.close()
+            if shown:
+                shown.close()
     seconds = time.perf_counter() - t0
     store.update_manifest(ended=_now(), interrupted=interrupted, failure=failure,
                           sprt=verdict if cfg.format == "ab" else None)
