@@ -1,9 +1,11 @@
 """`kanjax bench` and `kanjax simulate`: throughput of random play, measured, never asserted.
 
-Throughput is counted in deals (and card plays: cards played to tricks, `card_played`) per
-CPU-second of this process (all XLA threads together), so a figure compares fairly with a
-single-threaded C++ baseline measured in the same run. `kanjax bench` runs on one CPU by
-default (`--cpus`): XLA's second thread buys less than 2x the speed for 2x the CPU time.
+Throughput is counted in deals (and card plays: cards played to tricks, `card_played`; none,
+shown `-`, in a game without tricks) per CPU-second of this process (all XLA threads
+together), so a figure compares fairly with a single-threaded C++ baseline measured in the
+same run: each game's own (`Env.bench_baseline`), in a run of several games too. `kanjax
+bench` runs on one CPU by default (`--cpus`): XLA's second thread buys less than 2x the speed
+for 2x the CPU time.
 """
 
 from __future__ import annotations
