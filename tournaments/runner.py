@@ -264,8 +264,7 @@ class _Sigint:
         if not self.stop.is_set():
             self.stop.set()
             if self.doing:
-                note(f"Ctrl-C: the run stops once {self.doing} is done (Ctrl-C again: quit "
-                     "now)")
+                note(f"Ctrl-C: the run stops after {self.doing} (Ctrl-C again: quit now)")
             return
         if self.doing is None:
             raise KeyboardInterrupt

@@ -61,8 +61,7 @@ def test_ctrl_c_while_the_workers_start(tmp_path, presses, status):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == status, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "Ctrl-C: the run stops once starting Ray is done (Ctrl-C again: quit now)" \
-        in proc.stderr
+    assert "Ctrl-C: the run stops after starting Ray (Ctrl-C again: quit now)" in proc.stderr
     if presses == 1:  # started, played nothing, stopped the workers
         assert "started\nclosed\n" in proc.stdout
         assert "0 of 20 games stored" in proc.stdout and "interrupted" in proc.stdout
