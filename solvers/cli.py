@@ -211,7 +211,9 @@ def _print_answer(out: dict, title: str | None = None) -> None:
         _print_rows("contracts", ["contract", "can force"],
                     [[k, "yes" if v else "no"] for k, v in out["contracts"].items()])
     if "moves" in out:
-        _print_rows(f"each move of {out['to_move']}", ["move", f"{out['unit']} for {side}"],
+        mover = out["to_move"]
+        mover = f"player {mover}" if isinstance(mover, int) else mover
+        _print_rows(f"each move of {mover}", ["move", f"{out['unit']} for {side}"],
                     [[k, v] for k, v in out["moves"].items()])
 
 
@@ -272,22 +274,44 @@ def _solve(args) -> None:
 
 
 def _solve_record(args, flags: dict) -> dict:
-    """A record (`kanjax play`, a tournament's game) after its first `--step` actions."""
+    """A record (`kanjax play`, a tournament's game) after its first `--step` actions, or
+    at its first card play."""
     from kanjax import records
 
     if args.table or flags or args.game or args.trump or args.leader is not None:
         raise ValueError("a record gives its game, flags and choices: with it give only "
                          "--step, --all-moves, --contracts, --json, --threads, --backend")
-    step = args.step or 0
-    env, state = records.state_at(records.load(args.deal), step)
-    try:
-        prob = _state_problem(env, state)
-    except ValueError as err:
-        raise ValueError(f"{args.deal} at step {step}: {err} (give --step N at a card play)"
-                         ) from None
+    record = records.load(args.deal)
+    if args.step is None:
+        step, prob = _first_card_play(record)
+    else:
+        step = args.step
+        env, state = records.state_at(record, step)
+        try:
+            prob = _state_problem(env, state)
+        except ValueError as err:
+            raise ValueError(f"{args.deal} at step {step}: {err} (give --step N at a card "
+                             "play)") from None
     [out] = _solve_problems([prob], all_moves=args.all_moves, contracts=args.contracts,
                             threads=args.threads, backend=args.backend)
     return {"step": step} | _public(out)
+
+
+def _first_card_play(record: dict) -> tuple[int, _Problem]:
+    """The step of a record's first state in trick play (a position), and its problem."""
+    from kanjax import records
+
+    match = records.start_match(record)
+    ids, bad = match.action_ids(record["actions"])
+    if bad is not None:
+        raise ValueError(f"step {len(ids)}: {bad}")
+    played = match.run(ids)
+    for step in range(len(ids)):
+        try:
+            return step, _state_problem(match.env, played.state(step))
+        except ValueError:  # another phase (bidding, the kitty, a play half picked)
+            continue
+    raise ValueError(f"{match.env.name}: the record has no card play to solve")
 
 
 def _solve_boards(args, flags: dict) -> list[dict]:
@@ -418,8 +442,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "whole or an ending (fewer cards, as many in each hand); a .pbn file "
                         "(every board); or a JSON record (with --step)")
     p.add_argument("--step", type=int, metavar="N",
-                   help="with a record: the state after its first N actions (default 0), at "
-                        "a card play")
+                   help="with a record: the state after its first N actions, at a card play "
+                        "(default: the first card play)")
     p.add_argument("--game", help="the game (default: the deal string's first word; whist "
                                   "for PBN)")
     p.add_argument("--trump", help="the trump, as the game names it (e.g. NT S H D C), where "

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from kanjax.cli import main
-from solvers import api
+from solvers import api, cli
 from solvers import reference as ref
 from tests.solvers.rules import game_rules
 from tests.solvers.test_search import random_position
@@ -203,6 +203,7 @@ def test_record_at_a_step(tmp_path, capsys):
     assert out["step"] == 44 and out["trick"] == 12 and out["game"] == "whist"
     assert record["actions"][44].removeprefix("play ") in out["moves"]
     assert "deal is over" in error_of(capsys, "solve", str(path), "--step", "52")
+    assert cli._first_card_play(record)[0] == 0  # no --step: the first card play
     assert "--step N is a record's step" in error_of(capsys, "solve", SUITS, "--step", "3")
 
 
