@@ -90,6 +90,8 @@ def _solve_problems(problems: list[_Problem], *, all_moves: bool = False,
 
 
 def _answer(prob: _Problem, sols: list[api.Solution]) -> dict:
+    """A problem's answer from its options' solutions: the best option's (`_best`: its
+    index, dropped by `_public`), and each option's value where several are open."""
     best = max(range(len(sols)), key=lambda i: sols[i].value)
     (pos, players), sol = prob.found[best], sols[best]
     out = {"game": prob.env.name, "value": sol.value,
@@ -140,6 +142,7 @@ def solve_deal(text: str, game: str | None = None, *, trump=None, leader=None,
 
 
 def _public(out: dict) -> dict:
+    """An answer without its private keys (`_best`)."""
     return {k: v for k, v in out.items() if not k.startswith("_")}
 
 
