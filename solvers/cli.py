@@ -154,11 +154,12 @@ def _table_position(text: str, game: str | None, flags: dict) -> Position:
     return convert.from_deal(text, game, **flags)[0]
 
 
-def tables(texts: list[str], game: str | None = None, dealers=None, vuls=None, *,
+def tables(texts: list[str], game: str | None = None,
+           dealers: list[str | None] | None = None, vuls: list[str | None] | None = None, *,
            threads: int | None = None, backend: str = "auto", **flags) -> list[dict]:
     """The double-dummy table of each deal (`api.dd_tables`) and, for a whole deal, its
-    par (`solvers.par`; `dealers[i]`, `vuls[i]`: deal i's dealer and vulnerability, default
-    N and None)."""
+    par (`solvers.par`; `dealers[i]`, `vuls[i]`: deal i's dealer and vulnerability, where
+    None or not given N and None)."""
     positions = []
     for i, text in enumerate(texts):
         try:
@@ -170,8 +171,13 @@ def tables(texts: list[str], game: str | None = None, dealers=None, vuls=None, *
             positions, threads=threads, backend=backend), strict=True)):
         row = {"game": pos.rules.game, "table": table}
         if not pos.tricks_done:  # par is a whole deal's
-            dealer, vul = (dealers or {}).get(i) or "N", (vuls or {}).get(i) or "None"
-            p = par(table, dealer, vul)
+            dealer, vul = (dealers or [None] * len(texts))[i] or "N", (
+                vuls or [None] * len(texts))[i] or "None"
+            try:
+                p = par(table, dealer, vul)
+            except ValueError as err:
+                raise ValueError(f"deal {i + 1}: {err}" if len(texts) > 1 else str(err)
+                                 ) from err
             row["par"] = {"dealer": dealer, "vulnerable": vul, "score": p.score,
                           "contracts": [str(c) for c in p.contracts]}
         out.append(row)
@@ -262,7 +268,7 @@ def _solve(args) -> None:
     elif kind == "pbn":
         out = _solve_boards(args, flags)
     elif args.table:
-        out = tables([args.deal], args.game, {0: args.dealer}, {0: args.vul},
+        out = tables([args.deal], args.game, [args.dealer], [args.vul],
                      threads=args.threads, backend=args.backend, **flags)
     else:
         out = [solve_deal(args.deal, args.game, trump=args.trump, leader=args.leader,
@@ -323,8 +329,8 @@ def _solve_boards(args, flags: dict) -> list[dict]:
     found = boards.read_boards(args.deal)
     if args.table:
         rows = tables([b.deal for b in found], args.game,
-                      {i: args.dealer or b.dealer for i, b in enumerate(found)},
-                      {i: args.vul or b.vulnerable for i, b in enumerate(found)},
+                      [args.dealer or b.dealer for b in found],
+                      [args.vul or b.vulnerable for b in found],
                       threads=args.threads, backend=args.backend, **flags)
     else:
         rows = [_public(r) for r in _solve_problems(
@@ -368,11 +374,8 @@ def _solve_batch(args, flags: dict) -> None:
     if not deals:
         raise ValueError(f"{args.batch}: no deals")
     if args.table:
-        dealers = dict(enumerate(extra.get("dealer", [None] * len(deals))))
-        vuls = dict(enumerate(extra.get("vulnerable", [None] * len(deals))))
-        if args.dealer or args.vul:
-            dealers = {i: args.dealer or d for i, d in dealers.items()}
-            vuls = {i: args.vul or v for i, v in vuls.items()}
+        dealers = [args.dealer or d for d in extra.get("dealer", [None] * len(deals))]
+        vuls = [args.vul or v for v in extra.get("vulnerable", [None] * len(deals))]
         rows = tables(deals, args.game, dealers, vuls, threads=args.threads,
                       backend=args.backend, **flags)
         cols = {"deal": deals} | {k: v for k, v in extra.items()

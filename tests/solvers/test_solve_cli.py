@@ -260,3 +260,13 @@ def test_gambari_advice_names_the_leader_flag(capsys):
     deal = ("gambari_kan round=0 dealer=0 seats=0,1,2 | JK QS JS JH 9H QD 9D 8D KC TC | "
             "KS 7S TH 8H AD TD AC QC JC 8C | AS TS 9S 8S AH KH QH KD JD 9C")
     assert "kanjax solve --leader P" in error_of(capsys, "solve", deal)
+
+
+def test_pbn_file_errors_name_the_line_or_board(tmp_path, capsys):
+    path = tmp_path / "bad.pbn"
+    path.write_text(f'[Board "1"]\n[Deal "{SUITS}"\n')
+    assert "line 2: a malformed PBN tag" in error_of(capsys, "solve", str(path))
+    path.write_text(PBN_FILE.replace('[Vulnerable "EW"]', '[Vulnerable "Nope"]'))
+    assert "deal 2: vulnerability 'Nope'" in error_of(capsys, "solve", str(path), "--table")
+    path.write_text('[Board "1"]\n')
+    assert "line 1: a PBN game without a Deal tag" in error_of(capsys, "solve", str(path))
