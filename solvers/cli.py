@@ -241,8 +241,8 @@ def _print_table(row: dict, title: str | None = None) -> None:
 # ---- the command -----------------------------------------------------------------------------
 def _target_kind(target: str) -> str:
     """"record" (a .json file), "pbn" (a .pbn file) or "deal" (a deal string)."""
-    suffix = Path(target).suffix.lower() if len(target.split()) == 1 else ""
-    return {".json": "record", ".pbn": "pbn"}.get(suffix, "deal")
+    low = target.rstrip().lower()
+    return "record" if low.endswith(".json") else "pbn" if low.endswith(".pbn") else "deal"
 
 
 def _solve(args) -> None:
