@@ -93,6 +93,19 @@ def _cmd_bench(args) -> None:
     print(json.dumps(result) if args.json else format_bench_games(result))
 
 
+def _bench_help(argv: list[str]) -> str | None:
+    """The help of `kanjax bench NAME --help` where NAME is a bench of another package (an
+    entry point of `kanjax.benches`): its function's docstring (None: the game bench's)."""
+    import inspect
+    from importlib.metadata import entry_points
+
+    if argv[:1] != ["bench"] or len(argv) < 3 or not {"-h", "--help"} & set(argv[2:]):
+        return None
+    for ep in entry_points(group="kanjax.benches", name=argv[1]):
+        return inspect.getdoc(ep.load())
+    return None
+
+
 def _cmd_play(args) -> None:
     from kanjax import records
 
@@ -171,6 +184,11 @@ def _cmd_view(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    bench_help = _bench_help(argv)
+    if bench_help:
+        print(bench_help)
+        return
     parser = argparse.ArgumentParser(prog="kanjax", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 

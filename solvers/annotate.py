@@ -75,7 +75,7 @@ def annotate(record: dict, from_trick: int = 1, backend: str = "auto") -> dict[i
     for (step, state, pos), sol in zip(plays, sols, strict=True):
         mine = pos.side[pos.to_move]  # else the solver's values are the other side's
         values = {env.action_name(m, state): v if mine else pos.rules.total - v
-                  for m, v in sol.moves.items()}
+                  for m, v in sol.move_ids.items()}
         best, played = max(values.values()), record["actions"][step]
         out[step] = {"values": values, "best": best, "played": played,
                      "loss": best - values[played] if played in values else None,

@@ -3,7 +3,8 @@
     from solvers import solve, convert
     pos = convert.from_pbn("N:Q7.KQ.8752.96542 ...", trump="NT", leader="E")
     [sol] = solve([pos], all_moves=True)
-    sol.value, sol.moves  # tricks for the side on lead; {action id: value}
+    sol.value, sol.moves  # tricks for the side on lead; {card name: value}
+    sol.move_ids          # the same by action id ({13: ...}), for stepping the game
 
 Positions (and goals: `reaches`, `named_goals`) are solved together by the batched JAX search
 (`solvers.search`), grouped by rules, or (`backend="cpu"`, the default on a CPU-only jax for
@@ -27,13 +28,24 @@ from solvers.position import Position, Rules
 @dataclasses.dataclass(frozen=True)
 class Solution:
     """value: the position's value (the side's total, `taken` included); moves: the value
-    after each legal move of the player to act, by action id (with `all_moves`); nodes: the
-    search nodes visited; trick_nodes: those at a trick's start (DDS's count of nodes)."""
+    after each legal move of the player to act, by the move's name (`Rules.move_name`: "AS",
+    "JK:C", "3S 8D"; with `all_moves`); move_ids: the same by action id (a play mask where a
+    play holds several cards), for code that steps the game; nodes: the search nodes
+    visited; trick_nodes: those at a trick's start (DDS's count of nodes)."""
 
     value: int
-    moves: dict[int, int] | None
+    moves: dict[str, int] | None
+    move_ids: dict[int, int] | None
     nodes: int
     trick_nodes: int
+
+
+def _solution(pos: Position, value: int, move_ids: dict[int, int] | None, nodes: int,
+              trick_nodes: int) -> Solution:
+    """A `Solution`, its moves named by `pos`'s rules."""
+    names = None if move_ids is None else {pos.rules.move_name(m): v
+                                           for m, v in move_ids.items()}
+    return Solution(value, names, move_ids, nodes, trick_nodes)
 
 
 def _batches(positions: Sequence[Position]) -> dict[Rules, list[int]]:
@@ -171,7 +183,7 @@ def _solve_cpu(positions: list[Position], all_moves: bool, windows, threads: int
         window = windows[k] if windows else None
         if window is not None and value > window[1]:  # the exact value, as a window's
             value = window[1]
-        out.append(Solution(value, moves, nodes, trick_nodes))
+        out.append(_solution(positions[k], value, moves, nodes, trick_nodes))
     return out
 
 
@@ -214,7 +226,8 @@ def solve(positions: Sequence[Position], *, all_moves: bool = False,
                 trick_nodes[k] += t
             moves = [{m: found[k, r] for m, r in rep.items()} for k, rep in enumerate(reps)]
         for k, i in enumerate(idx):
-            out[i] = Solution(int(values[k]), moves[k], int(nodes[k]), int(trick_nodes[k]))
+            out[i] = _solution(group[k], int(values[k]), moves[k], int(nodes[k]),
+                               int(trick_nodes[k]))
     return out  # type: ignore[return-value]
 
 

@@ -31,14 +31,12 @@ warm-up solve: solves/s and a solve's time (p50, p99, max). With `dbf_cap` > 0 s
 `threads` hands side by side (one a thread), each given up after `dbf_cap` seconds: hands
 solved and solved a second of wall time, percentiles counting a given-up hand as the cap.
 
-Options (`--set KEY=VALUE`): deals (64), cards (8), lanes (16), gonin_deals (32),
-gonin_cards (5), seed (0), threads (0), tables (0), cpu (1), jax (1), cpu_gonin_deals (0),
-cpu_gonin_cards (10: whole deals), pimc_decisions (0), pimc_budget (0: the bot's default),
-dbf_deals (0), dbf_cards (12), dbf_cap (0: no cap); 0 deals / gonin_deals skip those rows;
-`--no-baseline` skips DDS. The defaults run in a minute or two on a 2-core CPU; `cards=13` /
-`gonin_cards=10` ask for whole deals, which take minutes each there. Solve times are
-heavy-tailed, so give the queue many more positions than lanes (on CPU about 16 a lane keeps
-every lane busy to the end).
+Options (`--set KEY=VALUE`, `OPTIONS`; `kanjax bench solver --help` lists them): 0 deals /
+gonin_deals skip those rows; `--no-baseline` skips DDS; `--json` prints the figures as JSON
+instead of tables. A 99th percentile is given from 100 solves on (`P99_SOLVES`). The defaults
+run in a minute or two on a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals,
+which take minutes each there. Solve times are heavy-tailed, so give the queue many more
+positions than lanes (on CPU about 16 a lane keeps every lane busy to the end).
 """
 
 from __future__ import annotations
@@ -59,10 +57,29 @@ from solvers.cpu import multi
 from solvers.dds import BRIDGE
 from solvers.position import Position
 
-DEFAULTS = {"deals": 64, "cards": 8, "lanes": 16, "gonin_deals": 32, "gonin_cards": 5,
-            "seed": 0, "threads": 0, "tables": 0, "cpu": 1, "jax": 1, "cpu_gonin_deals": 0,
-            "cpu_gonin_cards": 10, "pimc_decisions": 0, "pimc_budget": 0, "dbf_deals": 0,
-            "dbf_cards": 12, "dbf_cap": 0}
+# --set KEY=VALUE: key -> (default, least, most (None: no bound), what it sets); dbf_cap is
+# seconds (a number), the others integers
+OPTIONS = {
+    "deals": (64, 0, None, "random whist positions (0: no whist rows)"),
+    "cards": (8, 1, 13, "cards a hand of those positions (13: whole deals)"),
+    "lanes": (16, 1, None, "the JAX search's lanes a thread"),
+    "gonin_deals": (32, 0, None, "Gonin Kan positions for the JAX search (0: none)"),
+    "gonin_cards": (5, 1, 10, "cards a hand of those"),
+    "seed": (0, None, None, "the random deals' seed"),
+    "threads": (0, 0, None, "searches side by side (0: one per CPU core)"),
+    "tables": (0, 0, None, "whole deals whose double-dummy tables are timed"),
+    "cpu": (1, 0, 1, "the cpu backend's rows (1) or not (0)"),
+    "jax": (1, 0, 1, "the JAX search's rows (1) or not (0)"),
+    "cpu_gonin_deals": (0, 0, None, "Gonin Kan deals on the cpu backend"),
+    "cpu_gonin_cards": (10, 1, 10, "cards a hand of those (10: whole deals)"),
+    "pimc_decisions": (0, 0, None, "PIMC first-trick decisions timed"),
+    "pimc_budget": (0, 0, None, "PIMC's nodes a problem (0: the bot's default)"),
+    "dbf_deals": (0, 0, None, "Da Bai Fen hands on the multi-card search"),
+    "dbf_cards": (12, 1, 12, "cards a hand of those (12: whole hands)"),
+    "dbf_cap": (0, 0, None, "seconds before a Da Bai Fen hand is given up (0: no cap)"),
+}
+DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
+P99_SOLVES = 100  # fewer solves give no 99th percentile (it would be about the slowest)
 
 
 def whist_positions(deals: int, cards: int, seed: int) -> list[Position]:
@@ -136,7 +153,8 @@ def _one_at_a_time(warm_up: Position, positions: list[Position]) -> dict:
         times.append(time.perf_counter() - t)
     dt = sum(times)
     nodes = sum(s.nodes for s in sols)
-    return {"first_call_seconds": first, "seconds": dt, "solves_per_s": len(positions) / dt,
+    return {"first_call_seconds": first, "solves": len(positions), "seconds": dt,
+            "solves_per_s": len(positions) / dt,
             "p50_seconds": float(np.percentile(times, 50)),
             "p99_seconds": float(np.percentile(times, 99)), "max_seconds": max(times),
             "nodes": nodes, "nodes_per_s": nodes / dt,
@@ -375,6 +393,21 @@ def bench_solver(deals: int, cards: int, lanes: int, gonin_deals: int, gonin_car
     return result
 
 
+def _secs(t: float) -> str:
+    """A time to three significant figures, in s, ms or us."""
+    for scale, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "us")):
+        if t >= scale or unit == "us":
+            return f"{t / scale:.3g} {unit}"
+    raise AssertionError
+
+
+def _p99(d: dict, count: int) -> str:
+    """The 99th percentile of `count` times, or why there is none (too few)."""
+    if count < P99_SOLVES:
+        return f"no p99 ({count} solves; it takes {P99_SOLVES} or more)"
+    return f"p99 {_secs(d['p99_seconds'])}"
+
+
 def format_bench(r: dict) -> str:
     jax_name = f"JAX, {r['threads']} x {r['lanes']} lanes"
     rows = []
@@ -433,28 +466,29 @@ def format_bench(r: dict) -> str:
                 f"{r['agree']})")
     if "cpu" in r:
         c = r["cpu"]
-        out += (f"\n\ncpu backend: a solve's time p50 {c['p50_seconds']:.4f} s, p99 "
-                f"{c['p99_seconds']:.3f} s, max {c['max_seconds']:.3f} s (one thread); first "
-                f"call (numba compile or cache load) {c['first_call_seconds']:.1f} s")
+        out += (f"\n\ncpu backend: a solve's time p50 {_secs(c['p50_seconds'])}, "
+                f"{_p99(c, c['solves'])}, max {_secs(c['max_seconds'])} (one thread); "
+                f"first call (numba compile or cache load) {c['first_call_seconds']:.1f} s")
         if "ratio" in c:
             out += (f"\n\ncpu / DDS: {c['ratio']:.3f}x on one thread, "
                     f"{c['ratio_all_cores']:.3f}x on every core (values agree: {c['agree']})")
     if "cpu_gonin" in r:
         g = r["cpu_gonin"]
         out += (f"\n\ncpu backend, Gonin Kan deals ({r['cpu_gonin_cards']} cards a hand): a "
-                f"deal's time p50 "
-                f"{g['p50_seconds']:.2f} s, p99 {g['p99_seconds']:.2f} s, max "
-                f"{g['max_seconds']:.2f} s ({r['threads']} side by side); "
+                f"deal's time p50 {_secs(g['p50_seconds'])}, {_p99(g, g['deals'])}, max "
+                f"{_secs(g['max_seconds'])} ({r['threads']} side by side); "
                 f"{g['nodes_per_deal']:,.0f} nodes a deal")
     if "cpu_dbf" in r:
         d = r["cpu_dbf"]
         cap = d.get("cap_seconds", 0)
 
         def at_least(key: str) -> str:
-            return (f"{'>= ' if cap and d[key] >= cap else ''}{d[key]:.2f} s")
+            return (f"{'>= ' if cap and d[key] >= cap else ''}{_secs(d[key])}")
 
+        p99 = (f"p99 {at_least('p99_seconds')}" if d["deals"] >= P99_SOLVES
+               else _p99(d, d["deals"]))
         out += (f"\n\ncpu backend, Da Bai Fen ({d['deals']} hands of {r['dbf_cards']} cards): a "
-                f"solve's time p50 {at_least('p50_seconds')}, p99 {at_least('p99_seconds')}, "
+                f"solve's time p50 {at_least('p50_seconds')}, {p99}, "
                 f"max {at_least('max_seconds')} "
                 + (f"({d['solved']} of {d['deals']} solved within {cap:g} s, "
                    f"{d['threads']} side by side)" if cap else "(one thread)")
@@ -472,14 +506,43 @@ def format_bench(r: dict) -> str:
     return out
 
 
-def main(args) -> None:
+def options(pairs: list[str] | None) -> dict:
+    """`--set KEY=VALUE` pairs -> `bench_solver`'s options (DEFAULTS for the others);
+    ValueError naming the key and the bad value: an unknown key, a value of the wrong kind or
+    outside the key's bounds (`OPTIONS`)."""
     opts = dict(DEFAULTS)
-    for k, v in set_flags(args.set).items():
-        if k not in DEFAULTS:
+    for k, v in set_flags(pairs).items():
+        if k not in OPTIONS:
             raise ValueError(f"unknown bench solver option {k!r}; options: "
-                             f"{', '.join(DEFAULTS)}")
-        opts[k] = int(v)
+                             f"{', '.join(OPTIONS)} (kanjax bench solver --help)")
+        _, least, most, _ = OPTIONS[k]
+        number = (int, float) if k == "dbf_cap" else int
+        bounds = (f"{'' if least is None else least}..{'' if most is None else most}"
+                  if (least, most) != (None, None) else "any")
+        if (not isinstance(v, number) or isinstance(v, bool)
+                or least is not None and v < least or most is not None and v > most):
+            kind = "a number" if k == "dbf_cap" else "an integer"
+            raise ValueError(f"bench solver option {k}={v!r}: want {kind} in {bounds}")
+        opts[k] = v
+    return opts
+
+
+def _help() -> str:
+    rows = "\n".join(f"  {k:<16} {d!s:>4}  {what}" for k, (d, _, _, what) in OPTIONS.items())
+    return ("usage: kanjax bench solver [--set KEY=VALUE ...] [--no-baseline] [--json]\n\n"
+            "The double-dummy solvers timed: the JAX search and the cpu backend against DDS "
+            "(endplay)\non random whist positions, and on Gonin Kan and Da Bai Fen "
+            "positions (solvers/bench.py).\n\noptions:\n"
+            "  --set KEY=VALUE  one of the keys below (repeatable)\n"
+            "  --no-baseline    skip DDS\n"
+            "  --json           print the figures as one JSON object, not as tables\n\n"
+            f"keys (default):\n{rows}")
+
+
+def main(args) -> None:
+    opts = options(args.set)
     result = bench_solver(**opts, baseline=not args.no_baseline)
-    if not args.json:
-        print(format_bench(result))
-    print(json.dumps(result))
+    print(json.dumps(result) if args.json else format_bench(result))
+
+
+main.__doc__ = _help()  # `kanjax bench solver --help` prints it

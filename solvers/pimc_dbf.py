@@ -168,7 +168,7 @@ class PimcDbf:
         counts = [0] * len(views)
         plays: list[set[int] | None] = [None] * len(views)
         for b, sol in zip(owner, sols, strict=True):
-            moves = sol.moves or {}
+            moves = sol.move_ids or {}
             sign = 1.0 if views[b]["me"] % 2 != views[b]["declaring"] else -1.0
             for m, val in moves.items():
                 sums[b][m] = sums[b].get(m, 0.0) + sign * val

@@ -933,6 +933,17 @@ class DbfEnv(MatchEnv):
             quads=quads, invalid_lead=cfg.invalid_multilead, penalty=ds.TOTAL_POINTS + kpts,
             tokens=ds.DECK.tokens, suit_names=ds.SUITS)
 
+    def trick_start(self, deal: str, key: Array | None = None, trump: Any = None,
+                    leader: Any = None) -> DbfState:
+        """Refused (ValueError): a deal string is a hand before its draw, whose exposures fix
+        the trump suit (DBF-12..14) and whose declarer then exchanges the kitty (DBF-17); the
+        solvers decide neither, so they take Da Bai Fen positions from states in trick play."""
+        raise ValueError(f"{self.name}: no double-dummy position from a deal string: it is a "
+                         "hand before the draw, whose exposures fix the trump (DBF-12..14) "
+                         "and whose declarer exchanges the kitty (DBF-17), which the solvers "
+                         "do not decide; solve a state in trick play instead (a record at a "
+                         "card play: kanjax solve RECORD.json --step N)")
+
     def trick_position(self, state: DbfState) -> dict[str, Any]:
         """Seats: the players 0..3; the side: the opponents of the declaring team, so that
         the value is their card points P (DBF-30, DESIGN's Da Bai Fen value): taken /

@@ -417,7 +417,8 @@ class KanViews:
             elif phase == BID:  # KAN-65: `leader` bids KAN, the others before him pass
                 if leader is None:
                     raise ValueError(f"{self.name}: the bidding decides the lone kankei, who "
-                                     "leads trick 1 (KAN-65): give leader=<player>")
+                                     "leads trick 1 (KAN-65): give the leader, a player "
+                                     "(kanjax solve --leader P; trick_start's leader=P)")
                 act(ks.KAN_BID if cur == leader else ks.PASS_BID)
             else:
                 raise ValueError(f"{self.name}: the deal string's state is in phase "

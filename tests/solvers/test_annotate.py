@@ -33,7 +33,7 @@ def solved_alone(record: dict, step: int) -> dict[str, int]:
     env, state = records.state_at(record, step)
     pos, _ = convert.from_state(env, state)
     [sol] = api.solve([pos if pos.side[pos.to_move] else pos.other_side()], all_moves=True)
-    return {env.action_name(m, state): v for m, v in sol.moves.items()}
+    return {env.action_name(m, state): v for m, v in sol.move_ids.items()}
 
 
 def check_notes(record: dict, notes: dict[int, dict], unit: str) -> None:

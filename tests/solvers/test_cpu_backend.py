@@ -39,7 +39,7 @@ def test_values_and_every_move_equal_the_reference(rules, count, most):
     sols = api.solve(positions, all_moves=True, backend="cpu", threads=2)
     for pos, sol in zip(positions, sols, strict=True):
         assert sol.value == ref.value(pos), pos
-        assert sol.moves == ref.move_values(pos), pos
+        assert sol.move_ids == ref.move_values(pos), pos
         assert sol.nodes >= sol.trick_nodes >= 0
 
 
@@ -122,7 +122,7 @@ def test_every_move_equals_dds_mid_trick():
     positions = [dataclasses.replace(p, taken=0, taken_other=0) for p in positions]
     for p, s in zip(positions, api.solve(positions, all_moves=True, backend="cpu"),
                     strict=True):
-        assert s.moves == dds_move_values(p)
+        assert s.move_ids == dds_move_values(p)
 
 
 def test_dd_tables_equal_dds():

@@ -308,7 +308,7 @@ def test_DBF_api_solve_uses_the_multi_card_search():
     want = rd.move_values(pos)
     for backend in ("auto", "cpu"):
         [sol] = api.solve([pos], all_moves=True, backend=backend, threads=1)
-        assert sol.moves == want and sol.value == rd.value(pos)
+        assert sol.move_ids == want and sol.value == rd.value(pos)
     assert pos.rules.move_name(M("AS KS")) == "KS AS"
     [a, b] = api.solve([pos, pos.other_side()], threads=2)
     assert (a.value, b.value) == (rd.value(pos), rd.value(pos.other_side()))

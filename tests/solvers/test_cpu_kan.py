@@ -58,7 +58,7 @@ def _check_values(positions: list[Position]) -> None:
     for pos, sol in zip(positions, sols, strict=True):
         solver = ref.Solver(pos.rules, pos.trump, pos.side)
         assert sol.value == solver.value(pos), pos
-        assert sol.moves == {m: solver.value(ref.play(pos, m))
+        assert sol.move_ids == {m: solver.value(ref.play(pos, m))
                              for m in ref.legal_moves(pos)}, pos
 
 
@@ -185,7 +185,7 @@ def test_kan_24_kan_27_move_generator_is_the_engine_mask(game, fields, kw):
         assert sorted(got) == mask.tolist(), pos  # a rule the solver does not play: root_moves
         if pos.cards_left <= 5 * pos.rules.n:
             [sol] = api.solve([pos], all_moves=True, backend="cpu")
-            assert (sol.value, sol.moves) == (ref.value(pos), ref.move_values(pos))
+            assert (sol.value, sol.move_ids) == (ref.value(pos), ref.move_values(pos))
         checked += 1
         state = step(state, int(rng.choice(mask)), key)
     assert checked >= 3 * 10

@@ -201,6 +201,6 @@ def test_DBF_24_29_api_solves_the_engine_position(mid_trick):
     assert pos.rules.penalty == 100 + sum(ds.CARD_POINTS[c] for c in kitty)
     assert pos.rules.invalid_lead == "penalty"
     [sol] = api.solve([pos], all_moves=True)
-    assert sol.moves == reference_dbf.move_values(pos)
-    assert sol.value == reference_dbf.value(pos) == min(sol.moves.values())
-    assert pos.rules.move_name(min(sol.moves)) in {"3S 8D", "3S 4D", "3S QH"}
+    assert sol.move_ids == reference_dbf.move_values(pos)
+    assert sol.value == reference_dbf.value(pos) == min(sol.move_ids.values())
+    assert pos.rules.move_name(min(sol.move_ids)) in {"3S 8D", "3S 4D", "3S QH"}

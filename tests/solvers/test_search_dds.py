@@ -115,7 +115,7 @@ def test_every_move_equals_dds_mid_trick():
     positions = [dataclasses.replace(p, taken=0, taken_other=0) for p in positions]
     for p, s in zip(positions, api.solve(positions, all_moves=True, lanes=16, backend="jax"),
                     strict=True):
-        assert s.moves == dds_move_values(p)
+        assert s.move_ids == dds_move_values(p)
 
 
 def test_winning_run_is_kept_in_the_table():
