@@ -27,9 +27,21 @@ import numpy as np
 import kanjax
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.rollout import Policy, Trajectory, game_key, make_trajectory, step_keys
+from kanjax.rollout import Policy, Trajectory, game_key, make_init, make_trajectory, step_keys
 
 FORMAT = "kanjax-record/1"
+
+
+CHUNK = 512  # steps a part of a match (`Match.run`) takes in one jitted scan
+
+
+def _joined(parts: list[Trajectory]) -> Trajectory:
+    """The trajectory of consecutive parts (each part's first state is the last one's
+    last)."""
+    states = jax.tree.map(lambda *xs: np.concatenate([xs[0], *(x[1:] for x in xs[1:])]),
+                          *(p.states for p in parts))
+    return Trajectory(states, np.concatenate([p.actions for p in parts]),
+                      np.concatenate([p.deal_done for p in parts]))
 
 
 @functools.cache
@@ -89,15 +101,30 @@ class Match:
                 "terminated": bool(self.state.terminated)}
 
     def run(self, actions: list[int], policy: Policy = uniform_random) -> Played:
-        """The match taking `actions`, then `policy`'s choices until it ends."""
-        if len(actions) > self.env.max_steps:
-            raise ValueError(f"{len(actions)} actions: a {self.env.name} match has at most "
-                             f"{self.env.max_steps}")
-        padded = np.zeros(self.env.max_steps, np.int32)
-        padded[: len(actions)] = actions
-        traj = make_trajectory(self.env, policy)(self.gkey, padded, np.int32(len(actions)),
-                                                 self.first)
-        return Played(self.env, jax.tree.map(np.asarray, traj))
+        """The match taking `actions`, then `policy`'s choices until it ends: parts of
+        `CHUNK` steps, each one jitted scan from the state the last one ended in, until the
+        match is over and `actions` are taken (a match's bound, `max_steps`, is far longer
+        than most matches: Konkan's 128,000 steps for a match of about a thousand)."""
+        env = self.env
+        if len(actions) > env.max_steps:
+            raise ValueError(f"{len(actions)} actions: a {env.name} match has at most "
+                             f"{env.max_steps}")
+        chunk = min(CHUNK, env.max_steps)
+        program = make_trajectory(env, policy, chunk)
+        first = make_init(env)(self.gkey) if self.first is None else self.first
+        state = jax.tree.map(np.asarray, first)  # as the later parts' (one compile)
+        parts: list[Trajectory] = []
+        for at in range(0, env.max_steps, chunk):
+            given = np.zeros(chunk, np.int32)
+            todo = actions[at: at + chunk]
+            given[: len(todo)] = todo
+            traj = jax.tree.map(np.asarray, program(self.gkey, given, np.int32(len(todo)),
+                                                    state))
+            parts.append(traj)
+            state = jax.tree.map(lambda x: x[-1], traj.states)
+            if at + chunk >= len(actions) and bool(state.terminated | state.truncated):
+                break
+        return Played(env, _joined(parts))
 
     def action_ids(self, names: list[str]) -> tuple[list[int], str | None]:
         """The ids of `names` (a prefix, and the error of the first name that is not an

@@ -221,13 +221,14 @@ class Trajectory:
 
 
 @functools.cache
-def make_trajectory(env: Env, policy: Policy = uniform_random
+def make_trajectory(env: Env, policy: Policy = uniform_random, steps: int | None = None
                     ) -> Callable[..., Trajectory]:
     """A jitted `(game key, actions int32[L], n, first state=None) -> Trajectory` of one
-    match from `first state` (None: `env.init(game key)`), L = `env.max_steps` steps (a
-    finished match stays put): step t takes `actions[t]` for t < n, else `policy`'s choice
-    (keys as in `make_rollout`). One compile per env and policy (and whether a first state
-    is given); one call plays, replays or shows a whole match."""
+    match from `first state` (None: `env.init(game key)`), L = `steps` steps (default
+    `env.max_steps`; a finished match stays put): step t takes `actions[t]` for t < n, else
+    `policy`'s choice (keys as in `make_rollout`). One compile per env, policy and L (and
+    whether a first state is given); one call plays, replays or shows a whole match, or
+    (`kanjax.records`) a part of one, from the state the last part ended in."""
     seating = jnp.zeros(env.num_players, jnp.int32)
 
     def run(gkey: Array, actions: Array, n: Array, state0: State | None = None) -> Trajectory:
@@ -240,11 +241,20 @@ def make_trajectory(env: Env, policy: Policy = uniform_random
             nxt = env.step(state, action, skey)
             return nxt, (nxt, action, env.deal_done(nxt))
 
-        _, (after, taken, dealt) = jax.lax.scan(body, state0, jnp.arange(env.max_steps))
+        _, (after, taken, dealt) = jax.lax.scan(body, state0, jnp.arange(
+            env.max_steps if steps is None else steps))
         states = jax.tree.map(lambda a, b: jnp.concatenate([a[None], b]), state0, after)
         return Trajectory(states=states, actions=taken, deal_done=dealt)
 
     return exported.cached_jit(run, _program_name("trajectory", env, policy))
+
+
+@functools.cache
+def make_init(env: Env) -> Callable[[Array], State]:
+    """`env.init`, jitted and kept like `make_trajectory`'s programs (the first state of a
+    match played in parts, `kanjax.records`)."""
+    return exported.cached_jit(env.init, f"init:{env.name}:{env.version}:"
+                               f"{getattr(env, 'config', None)!r}")
 
 
 def _program_name(kind: str, env: Env, policy: Policy) -> str | None:
