@@ -480,6 +480,12 @@ class Env(abc.ABC):
     def action_name(self, action: int, state: State | None = None) -> str:
         """A person's name for `action`; with `state`, hand-relative actions name cards."""
 
+    def public_name(self, name: str) -> str:
+        """An action's name (`action_name`) as the players other than its mover learn it,
+        before a view hides the cards they do not see (`kanjax.view`): the name, unless a
+        part of it other than its cards is private."""
+        return name
+
     @abc.abstractmethod
     def action_from_name(self, name: str, state: State | None = None) -> int:
         """The inverse of `action_name`; raises ValueError naming a bad name."""

@@ -57,6 +57,5 @@ def check_viewer(player: int | None, num_players: int) -> int | None:
         return None
     if isinstance(player, bool) or not isinstance(player, int) or not (
             0 <= player < num_players):
-        raise ValueError(f"player {player!r}: want a player 0..{num_players - 1} "
-                         "(or None: every hand open)")
+        raise ValueError(f"player {player!r}: want a player 0..{num_players - 1}")
     return player

@@ -91,16 +91,23 @@ def draw(scene: Scene, notes: dict | None = None, with_defs: bool = True) -> str
     """`scene` as one SVG document. `notes` (a double-dummy annotation of this decision:
     `values` by action name, `best`, `played`, `loss`, `unit`) puts each legal card's value
     under it and marks the played card with its loss."""
-    out: list[str] = []
+    parts = draw_parts(scene, notes)
+    if with_defs:
+        parts.insert(1, card_defs(scene_tokens(scene)))
+    return "".join(parts)
+
+
+def draw_parts(scene: Scene, notes: dict | None = None) -> list[str]:
+    """`draw`'s document without the card definitions, in parts (the canvas, the header,
+    each seat, each group on the table, each line below it, the end) whose concatenation
+    is the document: the HTML viewer keeps each distinct part once for all its frames."""
     extra = list(scene.scores) + _legal_lines(scene) + _note_lines(notes)
     height = HEIGHT + LINE * len(extra)
-    out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-               f'viewBox="0 0 {WIDTH} {height}" font-family="{FONT}">')
-    if with_defs:
-        out.append(card_defs(scene_tokens(scene)))
-    out.append(f'<rect width="{WIDTH}" height="{height}" fill="#f4f1e8"/>')
-    out.append(f'<ellipse cx="{CX}" cy="{CY}" rx="{TABLE_RX}" ry="{TABLE_RY}" fill="#2e7d4f" '
-               'stroke="#1b5e20" stroke-width="6"/>')
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+           f'viewBox="0 0 {WIDTH} {height}" font-family="{FONT}">'
+           f'<rect width="{WIDTH}" height="{height}" fill="#f4f1e8"/>'
+           f'<ellipse cx="{CX}" cy="{CY}" rx="{TABLE_RX}" ry="{TABLE_RY}" fill="#2e7d4f" '
+           'stroke="#1b5e20" stroke-width="6"/>']
     out.append(_text(16, 28, scene.header, 17, weight="bold"))
     view = "all hands open" if scene.viewer is None else f"view of {_label(scene, scene.viewer)}"
     out.append(_text(16, 52, f"{view}   {scene.status}", 14, fill="#444"))
@@ -111,11 +118,11 @@ def draw(scene: Scene, notes: dict | None = None, with_defs: bool = True) -> str
         x, y = _seat_centre((i - first) % n, n)
         out.append(_seat(seat, x, y, scene.legal if seat.to_act else (),
                          valued if seat.to_act else {}))
-    out.append(_groups(scene, first))
+    out.extend(_groups(scene, first))
     for k, line in enumerate(extra):
         out.append(_text(16, HEIGHT + LINE * k, line, 14))
     out.append("</svg>")
-    return "".join(out)
+    return out
 
 
 def _label(scene: Scene, player: int) -> str:
@@ -237,9 +244,10 @@ def _note_lines(notes: dict | None) -> list[str]:
             f"{verdict}"]
 
 
-def _groups(scene: Scene, first: int) -> str:
+def _groups(scene: Scene, first: int) -> list[str]:
     """The table: groups with owners (a trick) placed toward each owner's seat around the
-    centre; the others (melds, piles) in rows from the table's top, with their labels."""
+    centre; the others (melds, piles) in rows from the table's top, with their labels; a
+    part a group."""
     n = len(scene.seats)
     position = {s.player: (i - first) % n for i, s in enumerate(scene.seats)}
     out = []
@@ -248,19 +256,21 @@ def _groups(scene: Scene, first: int) -> str:
         if group.owners is None:
             rows.append(group)
             continue
-        out.append(_text(CX, CY - 4, group.label, 13, "middle", fill="#e8f5e9"))
+        part = [_text(CX, CY - 4, group.label, 13, "middle", fill="#e8f5e9")]
         seen: dict[int, int] = {}
         for token, owner in zip(group.cards, group.owners, strict=True):
             k = seen[owner] = seen.get(owner, -1) + 1
             x, y = _seat_centre(position.get(owner, 0), n, TABLE_RX * 0.55, TABLE_RY * 0.55)
-            out.append(_use(token, x - CARD_W / 2 + 14 * k, y - CARD_H / 2))
+            part.append(_use(token, x - CARD_W / 2 + 14 * k, y - CARD_H / 2))
+        out.append("".join(part))
     if rows:
-        out.append(_rows(rows, has_trick=len(out) > 0))
-    return "".join(out)
+        out.extend(_rows(rows, has_trick=len(out) > 0))
+    return out
 
 
-def _rows(groups: list[Group], has_trick: bool) -> str:
-    """Labelled groups flowing in rows inside the table (scaled down to fit)."""
+def _rows(groups: list[Group], has_trick: bool) -> list[str]:
+    """Labelled groups flowing in rows inside the table (scaled down to fit): the opening
+    of their scaled `<g>`, a part a group, its end."""
     left, right = CX - 0.7 * TABLE_RX, CX + 0.7 * TABLE_RX  # inside the oval
     top, bottom = CY - 0.66 * TABLE_RY, CY + (-60 if has_trick else 0.72 * TABLE_RY)
     step, gap, row_h = 16, 14, CARD_H + 20
@@ -271,15 +281,16 @@ def _rows(groups: list[Group], has_trick: bool) -> str:
         width = max(CARD_W + step * max(count - 1, 0), 7 * len(group.label))
         if x > left and x + width > right:
             x, y = left, y + row_h
-        out.append(_text(x, y + 12, group.label, 12, fill="#e8f5e9"))
+        part = [_text(x, y + 12, group.label, 12, fill="#e8f5e9")]
         for k, token in enumerate(group.cards):
-            out.append(_use(token, x + k * step, y + 16))
+            part.append(_use(token, x + k * step, y + 16))
         if group.hidden:
             bx = x + len(group.cards) * step
-            out.append(_use(None, bx, y + 16))
-            out.append(_text(bx + CARD_W / 2, y + 16 + CARD_H / 2 + 4, str(group.hidden), 13,
-                             "middle", "bold", "#fff"))
+            part.append(_use(None, bx, y + 16))
+            part.append(_text(bx + CARD_W / 2, y + 16 + CARD_H / 2 + 4, str(group.hidden),
+                              13, "middle", "bold", "#fff"))
+        out.append("".join(part))
         x += width + gap
     scale = min(1.0, (bottom - top) / (y + row_h - top))
     shift = f"translate({left:.0f} {top:.0f}) scale({scale:.3f}) translate({-left:.0f} {-top:.0f})"
-    return f'<g transform={quoteattr(shift)}>{"".join(out)}</g>'
+    return [f'<g transform={quoteattr(shift)}>', *out, "</g>"]

@@ -1,26 +1,44 @@
 """One game record as one self-contained HTML page (`kanjax view`): the table drawn as SVG
 (`kanjax.svg`) at every step, stepped with the arrow keys, buttons or a slider, beside the
-list of actions by name (the current one highlighted; a click jumps to it). No network,
-no server: the frames are drawn here, in Python, and embedded as JSON.
+list of actions by name (the current one highlighted; a click jumps to it; `#step=N` in the
+address opens step N). No network, no server: the frames are drawn here, in Python, and
+embedded as gzipped JSON (`page_data` reads it back), each distinct part of a drawing (a
+seat, a meld, a line) once for the whole page (`svg.draw_parts`), so a long match's page
+stays small (a whole match of any game: under 2 MB).
+
+A page as one player sees it (`player`) shows only what that player has seen at each step:
+the actions taken so far (another player's as he learns it: `Env.public_name`, with the
+cards he does not see hidden as `??`), not the actions still to come.
 
 It reads only `Env.scene`, so it shows every game. Double-dummy notes (`solvers.annotate`)
-are shown at their steps: each legal card's value, the played card with its loss.
+are shown at their steps: each legal card's value, the played card with its loss; in the
+list, each annotated play is marked best, losing (with its loss) or not solved.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
+import re
 
 from kanjax import records
+from kanjax.api import Env
 from kanjax.scene import Scene, check_viewer
-from kanjax.svg import card_defs, draw, scene_tokens
+from kanjax.svg import card_defs, draw_parts, scene_tokens
+
+CARD = re.compile(r"[2-9TJQKA][SHDC]|JK|BJ|RJ")  # a card token (the notation of DESIGN.md)
 
 
 def record_scenes(record: dict, player: int | None = None) -> list[Scene]:
     """The scene before each action of `record` and after the last one (len(actions) + 1
     scenes), every hand open or as `player` sees it; ValueError naming a bad record or
     player."""
+    return _env_scenes(record, player)[1]
+
+
+def _env_scenes(record: dict, player: int | None) -> tuple[Env, list[Scene]]:
     m = records.start_match(record)
     try:
         viewer = check_viewer(player, m.env.num_players)
@@ -35,40 +53,95 @@ def record_scenes(record: dict, player: int | None = None) -> list[Scene]:
     played = m.run(ids)
     if any(played.done(i) for i in range(len(ids))):
         raise ValueError("the record goes on after its match is over (see `kanjax replay`)")
-    return [m.env.scene(played.state(i), viewer) for i in range(len(ids) + 1)]
+    return m.env, [m.env.scene(played.state(i), viewer) for i in range(len(ids) + 1)]
+
+
+def seen_names(env: Env, names: list[str], scenes: list[Scene]) -> list[str]:
+    """Each action's name as the viewer of `scenes` (the scene before each action, then
+    after the last) learns it: all of them where every hand is open; else his own in full,
+    and another's public name (`Env.public_name`) with each card that the viewer sees
+    neither before nor after it as `??`."""
+    out = []
+    for s, name in enumerate(names):
+        before, after = scenes[s], scenes[s + 1]
+        if before.viewer is None or before.to_act == before.viewer:
+            out.append(name)
+            continue
+        shown = scene_tokens(before) | scene_tokens(after)
+        out.append(" ".join(w if not CARD.fullmatch(w) or w in shown else "??"
+                            for w in env.public_name(name).split()))
+    return out
 
 
 def view_html(record: dict, *, player: int | None = None,
               notes: dict[int, dict] | None = None, title: str | None = None) -> str:
     """The page of `record`: every hand open, or what `player` sees; `notes` maps a step s
     (the decision before action s) to its double-dummy note (`values` by action name,
-    `best`, `played`, `loss`, `unit`)."""
-    scenes = record_scenes(record, player)
-    notes = notes or {}
-    frames = [draw(scene, notes.get(s), with_defs=False) for s, scene in enumerate(scenes)]
+    `best`, `played`, `loss`, `unit`; `solved` False where the search gave up), shown
+    where every hand is open or `player` is the one to act."""
+    env, scenes = _env_scenes(record, player)
+    notes = {s: n for s, n in (notes or {}).items()
+             if player is None or scenes[s].to_act == player}
+    parts: dict[str, int] = {}  # each distinct part of a drawing, numbered
+    frames = [[parts.setdefault(part, len(parts)) for part in draw_parts(scene, notes.get(s))]
+              for s, scene in enumerate(scenes)]
     tokens = set().union(*(scene_tokens(scene) for scene in scenes))
-    names = record["actions"]
+    names = seen_names(env, record["actions"], scenes)
     movers = [_mover(scene) for scene in scenes[:-1]]
     title = title or (f"{record['game']} seed {record['seed']}"
                       + ("" if player is None else f", as player {player} sees it"))
     items = [f'<li data-step="{s}"><span class="n">{s}</span> {html.escape(mover)} '
-             f'{html.escape(name)}{" *" if s in notes else ""}</li>'
+             f'<span class="act">{html.escape(name)}{_mark(notes.get(s))}</span></li>'
              for s, (mover, name) in enumerate(zip(movers, names, strict=True))]
     end = f"end: scores {' '.join(f'{x:+g}' for x in record.get('scores', []))}"
     items.append(f'<li data-step="{len(names)}"><span class="n">{len(names)}</span> '
                  f'{html.escape(end)}</li>')
-    data = {"frames": frames, "notes": {s: _note_text(n) for s, n in notes.items()}}
+    data = {"parts": list(parts), "frames": frames,
+            "notes": {s: _note_text(n) for s, n in notes.items()}}
     return PAGE.format(
         title=html.escape(title), last=len(frames) - 1, defs=card_defs(tokens),
-        items="".join(items), data=json.dumps(data).replace("</", "<\\/"))
+        items="".join(items), viewer="open" if player is None else "player",
+        data=_packed(data))
+
+
+def _packed(data: dict) -> str:
+    """`data` as JSON, gzipped, in base64: what the page unpacks (a long match's frames
+    repeat each other, so they pack about tenfold)."""
+    text = json.dumps(data, separators=(",", ":")).encode()
+    return base64.b64encode(gzip.compress(text, mtime=0)).decode()
+
+
+def page_data(page: str) -> dict:
+    """The data a page of `view_html` holds: `parts` (each distinct part of its drawings),
+    `frames` (each step's drawing, as the numbers of its parts) and `notes` (the text of
+    each annotated step's double-dummy note)."""
+    packed = re.search(r'<script id="data" type="application/gzip;base64">(.*?)</script>',
+                       page, re.S)
+    if packed is None:
+        raise ValueError("not a page of kanjax view (no packed data)")
+    return json.loads(gzip.decompress(base64.b64decode(packed.group(1))))
 
 
 def _mover(scene: Scene) -> str:
     return next((s.label for s in scene.seats if s.player == scene.to_act), "")
 
 
+def _mark(note: dict | None) -> str:
+    """An annotated play's mark in the list: best, losing (its loss) or not solved."""
+    if note is None:
+        return ""
+    if not note.get("solved", True) or note.get("loss") is None:
+        return ' <span class="dd unknown" title="not solved">?</span>'
+    if note["loss"]:
+        return (f' <span class="dd lose" title="loses {note["loss"]} {note.get("unit", "")}">'
+                f'\u2717 -{note["loss"]}</span>')
+    return ' <span class="dd best" title="a best play">\u2713</span>'
+
+
 def _note_text(note: dict) -> str:
     """A note as one line: every action's value, the played one and its loss."""
+    if not note.get("solved", True):
+        return (f"double dummy: not solved within the budget; played {note.get('played')}")
     values = ", ".join(f"{name} {value}" for name, value in
                        sorted(note.get("values", {}).items(), key=lambda kv: -kv[1]))
     loss = note.get("loss", 0)
@@ -92,8 +165,13 @@ h1 {{ font-size: 18px; margin: 0 0 8px; }}
 #actions li.current {{ background: #f9a825; font-weight: bold; }}
 #actions .n {{ display: inline-block; width: 3em; color: #777; }}
 #note {{ min-height: 1.4em; font-size: 14px; margin-top: 6px; }}
+.dd {{ font-weight: bold; }}
+.dd.best {{ color: #2e7d32; }}
+.dd.lose {{ color: #c62828; }}
+.dd.unknown {{ color: #777; }}
+body.player #actions li.current .act {{ display: none; }}
 </style></head>
-<body>
+<body class="{viewer}">
 <h1>{title}</h1>
 <div id="controls">
 <button id="first" title="first step (Home)">|&#x25C0;</button>
@@ -106,23 +184,35 @@ h1 {{ font-size: 18px; margin: 0 0 8px; }}
 <svg width="0" height="0" style="position:absolute" aria-hidden="true">{defs}</svg>
 <div id="main"><div id="table"></div><ul id="actions">{items}</ul></div>
 <div id="note"></div>
-<script id="data" type="application/json">{data}</script>
+<script id="data" type="application/gzip;base64">{data}</script>
 <script>
 "use strict";
-const DATA = JSON.parse(document.getElementById("data").textContent);
-const LAST = DATA.frames.length - 1;
+const LAST = {last};
+let DATA = null;  // the frames' parts, the frames and the notes, unpacked (unpack)
+const PLAYER = document.body.classList.contains("player");
 const slider = document.getElementById("slider");
 const items = document.querySelectorAll("#actions li");
 let step = 0;
+async function unpack() {{
+  const text = atob(document.getElementById("data").textContent.trim());
+  const bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+  const json = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(json).text());
+}}
 function show(s) {{
+  if (DATA === null) return;
   step = Math.max(0, Math.min(LAST, s));
   const table = document.getElementById("table");
-  table.innerHTML = DATA.frames[step];
+  table.innerHTML = DATA.frames[step].map((i) => DATA.parts[i]).join("");
   table.dataset.step = step;
   slider.value = step;
   document.getElementById("pos").textContent = "step " + step + " / " + LAST;
   document.getElementById("note").textContent = DATA.notes[step] || "";
-  items.forEach((li, i) => li.classList.toggle("current", i === step));
+  items.forEach((li, i) => {{
+    li.classList.toggle("current", i === step);
+    li.hidden = PLAYER && i > step;  // a player's view: nothing still to come
+  }});
+  history.replaceState(null, "", "#step=" + step);
   items[step].scrollIntoView({{block: "nearest"}});
 }}
 slider.addEventListener("input", () => show(Number(slider.value)));
@@ -136,7 +226,12 @@ document.addEventListener("keydown", (e) => {{
   const to = {{ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: LAST}}[e.key];
   if (to !== undefined) {{ e.preventDefault(); show(to); }}
 }});
-show(0);
+function linked() {{
+  const m = location.hash.match(/step=([0-9]+)/);
+  return m ? Number(m[1]) : 0;
+}}
+window.addEventListener("hashchange", () => show(linked()));
+unpack().then((data) => {{ DATA = data; show(linked()); }});
 </script>
 </body></html>
 """

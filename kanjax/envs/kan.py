@@ -105,6 +105,9 @@ _TOK = ks.deck("gonin_kan")
 # Kan card tokens by id for every id 0..52 (cards outside a deck still name actions).
 CARD_TOKENS = tuple(cards_mod.RANK_CHARS[c % 13] + ks.SUITS[c // 13] for c in range(52)) + (
     "JK",)
+# What the players other than the shower see of a signal's form (KAN-38).
+SIGNAL_SEEN = {ks.F1: "two together", ks.F2: "shown twice", ks.F3: "shown twice",
+               ks.F4: "one", ks.F5: "none"}
 # Names of every action but the signals (KanEnv.action_name).
 SIMPLE_NAMES = {c: f"play {CARD_TOKENS[c]}" for c in range(NC)}
 SIMPLE_NAMES.update({ks.LEAD_JK + i: f"lead JK naming {x}" for i, x in enumerate(ks.SUITS)})
@@ -637,6 +640,11 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.envs.kan_results
                 parts.append(_TOK.token(hand[i]) if hand and i < len(hand) else f"#{i}")
             return " ".join(parts)
         raise ValueError(f"bad action {action}: not an action id 0..{ks.NUM_ACTIONS - 1}")
+
+    def public_name(self, name: str) -> str:
+        """KAN-38: the others see a signal's outward form only (F2 and F3 look alike)."""
+        m = re.fullmatch(r"signal F([1-5])(?: \S+)*", name)
+        return name if m is None else f"signal {SIGNAL_SEEN[int(m.group(1))]}"
 
     def action_from_name(self, name: str, state: KanState | None = None) -> int:
         """The inverse of `action_name`; card names in a signal need the signal state."""

@@ -67,3 +67,19 @@ def browser_or_none(request: pytest.FixtureRequest):
     if _missing_browser() and os.environ.get("KANJAX_REQUIRE_BROWSER") != "1":
         return None
     return request.getfixturevalue("browser")
+
+
+def open_page(driver, url: str, step: int | None = None):
+    """Load a page of `kanjax view` and wait until it has unpacked its frames and shows a
+    step (`step`, where given); its table element."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+
+    def ready(d) -> bool:
+        shown = d.find_element(By.ID, "table").get_attribute("data-step")
+        return shown is not None and (step is None or shown == str(step))
+
+    WebDriverWait(driver, 30).until(ready)
+    return driver.find_element(By.ID, "table")

@@ -10,13 +10,15 @@ README's docs/view.png is gonin_kan's)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
 import kanjax
-from kanjax.view import view_html
-from tests.view.browser import colours, console_errors
+from kanjax.svg import scene_tokens
+from kanjax.view import record_scenes, view_html
+from tests.view.browser import colours, console_errors, open_page
 from tests.view.records import mid_trick_step, short_record
 
 
@@ -29,9 +31,8 @@ def test_view_in_browser(game, browser, tmp_path):
     last = len(record["actions"])
     page = tmp_path / "game.html"
     page.write_text(view_html(record))
-    browser.get(page.as_uri())
+    table = open_page(browser, page.as_uri())
     assert console_errors(browser) == []
-    table = browser.find_element(By.ID, "table")
     first = table.get_attribute("innerHTML")
     assert table.get_attribute("data-step") == "0" and "<svg" in first
 
@@ -60,4 +61,41 @@ def test_view_in_browser(game, browser, tmp_path):
     assert browser.find_element(By.ID, "pos").text == f"step {last} / {last}"
     browser.find_elements(By.CSS_SELECTOR, "#actions li")[0].click()
     assert table.get_attribute("innerHTML") == first
+    assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_player_page_shows_only_what_the_player_has_seen(game, browser, tmp_path):
+    """Issue 44 item 4: at each step a player's page lists the actions taken so far and
+    nothing still to come (neither the others' nor his own), another player's action with
+    only the cards the player has seen by then; `#step=N` opens step N and follows the
+    steps."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    record, viewer = short_record(game), 1
+    names = record["actions"]
+    scenes = record_scenes(record, viewer)
+    page = tmp_path / "player.html"
+    page.write_text(view_html(record, player=viewer))
+    mid = mid_trick_step(record) or len(names) // 2
+    for step in sorted({0, 1, mid, len(names) - 1, len(names)}):
+        open_page(browser, f"{page.as_uri()}#step={step}", step)
+        items = browser.find_elements(By.CSS_SELECTOR, "#actions li")
+        shown = [li.get_attribute("innerText").split() for li in items if li.is_displayed()]
+        assert [li.get_attribute("data-step") for li in items if li.is_displayed()] == [
+            str(k) for k in range(step + 1)]
+        seen = set().union(*(scene_tokens(scenes[k]) for k in range(step + 1)))
+        for k, words in enumerate(shown[:step]):
+            cards = {w for w in words[2:] if re.fullmatch(r"[2-9TJQKA][SHDC]|JK|BJ|RJ", w)}
+            assert cards <= seen, (k, words)
+            if scenes[k].to_act == viewer:
+                assert " ".join(words[2:]).startswith(names[k])
+        if step < len(names):  # the move about to be made is not shown
+            assert shown[step] == [str(step), next(
+                s.label for s in scenes[step].seats if s.player == scenes[step].to_act)]
+    open_page(browser, f"{page.as_uri()}#step=2", 2)
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert browser.current_url.endswith("#step=3")
     assert console_errors(browser) == []
