@@ -114,7 +114,7 @@ def _cmd_play(args) -> None:
 
         play(args.game, set_flags(args.set), args.seed, args.human, args.out,
              args.bots or "heuristic", 0.5 if args.delay is None else args.delay, args.deal,
-             preparing=compiling_notice)
+             preparing=preparing_notice)
         return
     if args.bots or args.delay is not None:
         raise ValueError("--bots and --delay are for a match with --human seats")
@@ -161,26 +161,52 @@ def _cmd_show(args) -> None:
     print(env.render(env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
 
-def _cmd_view(args) -> None:
-    import importlib
+DD_BUDGET = 100_000  # --dd's default search nodes a position: a whole match in under a minute
 
+
+def _cmd_view(args) -> None:
     from kanjax import records
     from kanjax.view import view_html
 
     record = records.load(args.record)
     notes = None
     if args.dd:
-        try:  # the double-dummy solvers (a package above kanjax), only when asked for
-            annotate = importlib.import_module("solvers.annotate").annotate
-        except ImportError as err:
-            raise ValueError(f"--dd needs the double-dummy solvers ({err})") from None
-        notes = annotate(record, **({} if args.from_trick is None else
-                                    {"from_trick": args.from_trick}))
-    elif args.from_trick is not None:
-        raise ValueError("--from-trick chooses where --dd's annotations start: add --dd")
+        notes = _dd_notes(record, args.from_trick or 1, args.dd_budget or DD_BUDGET)
+    elif args.from_trick is not None or args.dd_budget is not None:
+        raise ValueError("--from-trick and --dd-budget are --dd's settings: add --dd")
     Path(args.out).write_text(view_html(record, player=args.player, notes=notes))
     print(f"{args.out}: {len(record['actions'])} actions; open it in a browser (arrow keys "
-          "step through the game)")
+          "step through the game; add #step=N to its address to open step N)")
+    if notes:
+        over = sum(not note.get("solved", True) for note in notes.values())
+        print(f"double dummy: {len(notes)} card plays annotated"
+              + (f", {over} not solved within {args.dd_budget or DD_BUDGET:,} nodes (marked"
+                 " ?; a larger --dd-budget solves more)" if over else ""))
+
+
+def _dd_notes(record: dict, from_trick: int, budget: int) -> dict[int, dict]:
+    """`solvers.annotate`'s notes on `record`, with a progress bar (positions solved, time
+    left) on stderr."""
+    import importlib
+
+    from rich import progress as rp
+    from rich.console import Console
+
+    try:  # the double-dummy solvers (a package above kanjax), only when asked for
+        annotate = importlib.import_module("solvers.annotate").annotate
+    except ImportError as err:
+        raise ValueError(f"--dd needs the double-dummy solvers ({err})") from None
+    columns = (rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn(),
+               rp.TextColumn("positions"), rp.TimeElapsedColumn(), rp.TextColumn("left"),
+               rp.TimeRemainingColumn())
+    with rp.Progress(*columns, console=Console(stderr=True)) as bar:
+        task = bar.add_task("double dummy: preparing the solver", total=None)
+
+        def progress(done: int, total: int) -> None:
+            described = "double dummy" if done else "double dummy: preparing the solver"
+            bar.update(task, completed=done, total=total, description=described)
+
+        return annotate(record, from_trick=from_trick, budget=budget, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -245,12 +271,16 @@ def main(argv: list[str] | None = None) -> None:
     p = sub.add_parser("view", help="a record as one HTML page: the table at every step")
     p.add_argument("record", help="a JSON record (kanjax play, kanjax tournament game)")
     p.add_argument("-o", "--out", default="game.html", help="the page written")
-    p.add_argument("--player", type=int, help="show only what this player sees (default: "
-                                              "every hand open)")
+    p.add_argument("--player", type=int, help="show only what this player has seen at each "
+                                              "step (default: every hand open)")
     p.add_argument("--dd", action="store_true",
                    help="annotate each card play with its double-dummy value and loss")
-    p.add_argument("--from-trick", type=int, metavar="K",
-                   help="with --dd: annotate from trick K on (the solver is slow early)")
+    p.add_argument("--from-trick", type=positive_int, metavar="K",
+                   help="with --dd: annotate from trick K of each deal on (default 1)")
+    p.add_argument("--dd-budget", type=positive_int, metavar="NODES",
+                   help=f"with --dd: the most search nodes a position may take (default "
+                        f"{DD_BUDGET:,}: a whole match of any trick game in about a minute "
+                        "or less); a position over it is marked not solved")
     p.set_defaults(fn=_cmd_view)
 
     p = sub.add_parser("games", help="list the game names")
@@ -299,14 +329,33 @@ def use_compilation_cache() -> None:
 
 
 @contextlib.contextmanager
-def compiling_notice(after: float = 4.0) -> Iterator[None]:
-    """A line on stderr when the block runs longer than `after` seconds (on its first run
-    it compiles the engine)."""
+def compiling_notice() -> Iterator[None]:
+    """A line on stderr as the block starts to compile a match's program that no earlier run
+    left in the cache (`kanjax.exported.on_trace`): only then, and once."""
     import jax
 
-    notice = threading.Timer(after, lambda: print(
-        "kanjax: preparing the engine (compiling it the first time; later runs read "
-        f"{jax.config.jax_compilation_cache_dir}) ...", file=sys.stderr, flush=True))
+    from kanjax import exported
+
+    told = False
+
+    def tell(_name: str) -> None:
+        nonlocal told
+        if not told:
+            told = True
+            print("kanjax: preparing the engine (compiling it the first time; later runs "
+                  f"read {jax.config.jax_compilation_cache_dir}) ...", file=sys.stderr,
+                  flush=True)
+
+    with exported.on_trace(tell):
+        yield
+
+
+@contextlib.contextmanager
+def preparing_notice(after: float = 4.0) -> Iterator[None]:
+    """A line on stderr when the block (a person's game getting its steps and bots ready,
+    compiled or read from the cache) takes longer than `after` seconds."""
+    notice = threading.Timer(after, lambda: print("kanjax: preparing the game ...",
+                                                  file=sys.stderr, flush=True))
     notice.daemon = True
     notice.start()
     try:

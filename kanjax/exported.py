@@ -11,12 +11,13 @@ kanjax's own source, so an edited engine or another jax never reads a stale prog
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import pickle
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,19 @@ import numpy as np
 from jax import export
 
 _folder: Path | None = None
+_watchers: list[Callable[[str], None]] = []  # told the name of each program traced afresh
+
+
+@contextlib.contextmanager
+def on_trace(tell: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, `tell(name)` as a program kept in the folder is not found there and
+    is traced, exported and compiled afresh (its first run, or the first since kanjax or jax
+    changed), before that starts."""
+    _watchers.append(tell)
+    try:
+        yield
+    finally:
+        _watchers.remove(tell)
 
 
 def use_folder(folder: Path | str | None) -> None:
@@ -59,8 +73,8 @@ def cached_jit(fn: Callable, name: str | None) -> Callable:
         key = hashlib.sha256(repr((name, str(in_tree), shapes, jax.__version__,
                                    source_digest())).encode()).hexdigest()[:32]
         if key not in loaded:
-            loaded[key] = _load(_folder / f"{key}.jaxexp") or _export(
-                fn, in_tree, leaves, _folder / f"{key}.jaxexp")
+            loaded[key] = _load(_folder / f"{key}.jaxexp") or _fresh(
+                fn, name, in_tree, leaves, _folder / f"{key}.jaxexp")
         program, out_tree = loaded[key]
         return jax.tree.unflatten(out_tree, program(*leaves))
 
@@ -73,6 +87,13 @@ def _load(path: Path) -> tuple[Callable, Any] | None:
         return jax.jit(export.deserialize(bytearray(data)).call), out_tree
     except Exception:  # missing, unreadable or from another jaxlib: trace it again
         return None
+
+
+def _fresh(fn: Callable, name: str, in_tree, leaves: list, path: Path
+           ) -> tuple[Callable, Any]:
+    for tell in list(_watchers):
+        tell(name)
+    return _export(fn, in_tree, leaves, path)
 
 
 def _export(fn: Callable, in_tree, leaves: list, path: Path) -> tuple[Callable, Any]:

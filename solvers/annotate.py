@@ -22,10 +22,15 @@ search, so a caller that keeps a person waiting should start Kan games at trick 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
 from kanjax import records
 from kanjax.api import Env, State
 from solvers import api, convert
 from solvers.position import Position
+
+JAX_BATCH = 64  # positions a call of the jax search (`annotate`'s progress steps)
 
 
 def _card_plays(record: dict, from_trick: int
@@ -58,26 +63,78 @@ def _card_plays(record: dict, from_trick: int
     return env, out
 
 
-def annotate(record: dict, from_trick: int = 1, backend: str = "auto") -> dict[int, dict]:
+def annotate(record: dict, from_trick: int = 1, backend: str = "auto",
+             budget: int | None = None,
+             progress: Callable[[int, int], None] | None = None) -> dict[int, dict]:
     """The double-dummy notes of a record's card plays from trick `from_trick` of each deal
-    on: {step: {"values": {action name: value}, "best", "played", "loss", "unit"}}, step the
-    index of the action taken (the state before it). `values`: what the mover's side takes
-    in the deal after each legal card (in "tricks" or "points", `unit`, as `kanjax solve
-    --all-moves` gives them); `best` the most of them; `loss` = best - the played card's
-    value (None where the card played is one the solvers do not model, e.g. a Yonin joker
-    under a contract in trick 1). `backend`: "auto", "cpu" or "jax" (`api.backend_of`).
-    ValueError for a game without trick play, rules the solvers refuse, a bad record."""
+    on: {step: {"values": {action name: value}, "best", "played", "loss", "unit",
+    "solved"}}, step the index of the action taken (the state before it). `values`: what
+    the mover's side takes in the deal after each legal card (in "tricks" or "points",
+    `unit`, as `kanjax solve --all-moves` gives them); `best` the most of them; `loss` =
+    best - the played card's value (None where the card played is one the solvers do not
+    model, e.g. a Yonin joker under a contract in trick 1). `budget`: the most search nodes
+    a position may take (shared evenly by its cards' searches; the cpu backend); a
+    position over it is `solved` False, with no values. `progress(done, total)` is called
+    as positions are solved. `backend`: "auto", "cpu" or "jax" (`api.backend_of`).
+    ValueError for a game without trick play, rules the solvers refuse, a bad record, a
+    budget for the jax backend."""
     if from_trick < 1:
         raise ValueError(f"from_trick={from_trick}: want a trick number, 1 or more")
+    if budget is not None and budget < 1:
+        raise ValueError(f"budget={budget}: want a number of search nodes, 1 or more")
     env, plays = _card_plays(record, from_trick)
-    sols = api.solve([pos for _, _, pos in plays], all_moves=True, backend=backend)
+    positions = [pos for _, _, pos in plays]
+    found = _move_values(positions, backend, budget, progress or (lambda done, total: None))
     out = {}
-    for (step, state, pos), sol in zip(plays, sols, strict=True):
+    for (step, state, pos), moves in zip(plays, found, strict=True):
+        played = record["actions"][step]
+        unit = "tricks" if pos.rules.plain_tricks else "points"
+        if moves is None:
+            out[step] = {"values": {}, "best": None, "played": played, "loss": None,
+                         "unit": unit, "solved": False}
+            continue
         mine = pos.side[pos.to_move]  # else the solver's values are the other side's
         values = {env.action_name(m, state): v if mine else pos.rules.total - v
-                  for m, v in sol.move_ids.items()}
-        best, played = max(values.values()), record["actions"][step]
+                  for m, v in moves.items()}
+        best = max(values.values())
         out[step] = {"values": values, "best": best, "played": played,
                      "loss": best - values[played] if played in values else None,
-                     "unit": "tricks" if pos.rules.plain_tricks else "points"}
+                     "unit": unit, "solved": True}
     return out
+
+
+def _move_values(positions: list[Position], backend: str, budget: int | None,
+                 progress: Callable[[int, int], None]) -> list[dict[int, int] | None]:
+    """Every legal move's value at each position (None: a search past `budget`), and
+    `progress(done, len(positions))` as they come: the cpu backend a position a thread on
+    every core (the first alone: the compiled search loads, or compiles on its first run),
+    the jax one `JAX_BATCH` positions a call."""
+    total = len(positions)
+    progress(0, total)
+    if not positions:
+        return []
+    if api.backend_of(positions, backend) == "jax":
+        if budget is not None:
+            raise ValueError("a search budget needs the cpu backend (the jax search has none)")
+        out: list[dict[int, int] | None] = []
+        for at in range(0, total, JAX_BATCH):
+            part = positions[at: at + JAX_BATCH]
+            out += [sol.move_ids for sol in api.solve(part, all_moves=True, backend="jax")]
+            progress(len(out), total)
+        return out
+    from solvers.cpu import backend as cpu
+
+    def solve(pos: Position) -> dict[int, int] | None:
+        share = None if budget is None else max(1, budget // len(set(
+            cpu.move_classes(pos).values())))
+        [(_, moves, _, _)] = cpu.solve([pos], all_moves=True, threads=1, budget=share)
+        return None if min(moves.values()) < 0 else moves
+
+    found = [solve(positions[0])] + [None] * (total - 1)  # alone: the search loads here
+    progress(1, total)
+    with ThreadPoolExecutor(cpu.default_threads()) as pool:
+        jobs = {pool.submit(solve, pos): k for k, pos in enumerate(positions[1:], 1)}
+        for done, job in enumerate(as_completed(jobs), 2):
+            found[jobs[job]] = job.result()
+            progress(done, total)
+    return found

@@ -158,10 +158,10 @@ def test_bench_prints_json_only_when_asked(monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out) == result
 
 
-def test_play_replay_show_say_when_preparing(capsys):
-    with cli.compiling_notice(after=0.0):
+def test_a_persons_game_says_when_preparing(capsys):
+    with cli.preparing_notice(after=0.0):
         __import__("time").sleep(0.2)
-    assert "kanjax: preparing the engine" in capsys.readouterr().err
+    assert "kanjax: preparing the game" in capsys.readouterr().err
 
 
 @pytest.mark.slow  # ~40 s: the example's eager `env.init` runs op by op

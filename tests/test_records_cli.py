@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from kanjax import records
@@ -166,3 +167,19 @@ def test_a_match_runs_in_parts_until_it_ends_not_to_its_bound(record, monkeypatc
         assert int(parts.state(i).step_count) == i
         assert parts.env.deal_string(parts.state(i)) == whole.env.deal_string(whole.state(i))
     assert parts.deals(n) == whole.deals(n) == record["deals"]
+
+
+def test_compiling_notice_only_when_a_program_is_compiled_afresh(tmp_path, monkeypatch,
+                                                                 capsys):
+    """Issue 44 item 6: `play`/`replay`/`show`/`view` say they compile exactly when a match
+    program is not in the cache (`kanjax.exported`), not after 4 s of any work."""
+    from kanjax import exported
+    from kanjax.cli import compiling_notice
+
+    monkeypatch.setattr(exported, "_folder", tmp_path)
+    for fresh in (True, False):  # a new process's program: traced, then read back
+        program = exported.cached_jit(lambda x: x + 1, "test:add-one")
+        with compiling_notice():
+            assert int(program(np.int32(1))) == 2
+        err = capsys.readouterr().err
+        assert ("compiling it the first time" in err) == fresh, err

@@ -354,10 +354,12 @@ def _node_budget(budget: int | None) -> int:
 
 
 def solve(positions: Sequence[Position], *, all_moves: bool = False,
-          threads: int | None = None) -> list[tuple[int, dict[int, int] | None, int, int]]:
+          threads: int | None = None, budget: int | None = None
+          ) -> list[tuple[int, dict[int, int] | None, int, int]]:
     """(value, moves, nodes, trick nodes) of each position: `solvers.api.solve`'s answers.
-    `threads`: workers (default: one per CPU core)."""
-    return _answers(list(positions), None, all_moves, threads)
+    `threads`: workers (default: one per CPU core); `budget`: the most nodes a search (a
+    value, each move's value) may visit, -1 where it would visit more (None: no limit)."""
+    return _answers(list(positions), None, all_moves, threads, budget)
 
 
 def reaches(positions: Sequence[Position], goals: Sequence[Goal], *,

@@ -4,14 +4,11 @@ position) gives, position by position, for the mover's side (issue 29)."""
 
 from __future__ import annotations
 
-import json
-import re
-
 import pytest
 
 from kanjax import records
 from kanjax.cli import main
-from kanjax.view import _note_text
+from kanjax.view import _note_text, page_data
 from solvers import api, convert
 from solvers.annotate import annotate
 from solvers.cli import solve_deal
@@ -92,14 +89,44 @@ def test_da_bai_fen_multi_card_play_is_refused_naming_the_game():
         annotate(record)
 
 
-def test_kanjax_view_dd_notes_the_pages_steps_with_annotate(whist_record, tmp_path, capsys):
+def test_kanjax_view_dd_notes_the_pages_steps_with_annotate(whist_record, tmp_path,
+                                                            capsys):
     """`kanjax view RECORD --dd --from-trick 12`: the page's notes are `annotate`'s, at the
     same steps (the last two tricks' card plays)."""
     path, page = tmp_path / "game.json", tmp_path / "game.html"
     records.save(whist_record, path)
     main(["view", str(path), "-o", str(page), "--dd", "--from-trick", "12"])
-    text = re.search(r'<script id="data" type="application/json">(.*?)</script>',
-                     page.read_text(), re.S).group(1)
-    data = json.loads(text.replace("<\\/", "</"))
     notes = annotate(whist_record, from_trick=12)
-    assert data["notes"] == {str(s): _note_text(n) for s, n in notes.items()}
+    assert page_data(page.read_text())["notes"] == {str(s): _note_text(n)
+                                                    for s, n in notes.items()}
+    assert "double dummy: 8 card plays annotated\n" in capsys.readouterr().out
+
+
+def test_a_budget_marks_the_positions_over_it_not_solved(gambari_record):
+    """Issue 44 item 6: `budget` search nodes a position (its cards' searches share it); a
+    position over it is `solved` False with no values, the others are exact; `progress`
+    counts the positions solved."""
+    exact = annotate(gambari_record, from_trick=6)
+    calls = []
+    tight = annotate(gambari_record, from_trick=6, budget=60,
+                     progress=lambda done, total: calls.append((done, total)))
+    assert sorted(tight) == sorted(exact)
+    over = [s for s, note in tight.items() if not note["solved"]]
+    assert over and len(over) < len(tight)
+    for s, note in tight.items():
+        if note["solved"]:
+            assert note == exact[s]
+        else:
+            assert note["values"] == {} and note["loss"] is None
+            assert note["played"] == exact[s]["played"]
+    assert annotate(gambari_record, from_trick=6, budget=10**9) == exact
+    n = len(exact)
+    assert calls[0] == (0, n) and calls[-1] == (n, n)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_a_bad_budget_is_refused(whist_record):
+    with pytest.raises(ValueError, match="budget=0: want a number of search nodes"):
+        annotate(whist_record, budget=0)
+    with pytest.raises(ValueError, match="a search budget needs the cpu backend"):
+        annotate(whist_record, from_trick=13, backend="jax", budget=10)

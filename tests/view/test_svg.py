@@ -14,10 +14,10 @@ import pytest
 
 import kanjax
 from kanjax import records
-from kanjax.cli import main
+from kanjax.cli import DD_BUDGET, main
 from kanjax.scene import Group, Scene, Seat
 from kanjax.svg import Picture, card_id, draw
-from kanjax.view import record_scenes, view_html
+from kanjax.view import page_data, record_scenes, seen_names, view_html
 from tests.view.records import mid_trick_step, short_record
 
 SVG = "{http://www.w3.org/2000/svg}svg"
@@ -83,7 +83,8 @@ def test_notes_show_values_and_the_loss():
     if note["loss"]:
         assert f"(-{note['loss']})" in svg
     page = view_html(record, notes={step: note})
-    assert f"Played {played}" in page and "double dummy (tricks): best 5" in page
+    text = page_data(page)["notes"][str(step)]
+    assert f"Played {played}" in text and "double dummy (tricks): best 5" in text
     assert f'<li data-step="{step}"><span class="n">{step}</span>' in page
 
 
@@ -124,11 +125,14 @@ def test_view_cli(tmp_path, capsys):
             ([str(bad)], "not a JSON game record"),
             ([str(tmp_path / "none.json")], "cannot read the record"),
             ([str(path), "--player", "7"], "player 7: want a player 0..3"),
-            ([str(path), "--from-trick", "3"], "--from-trick chooses where --dd"),
+            ([str(path), "--from-trick", "3"], "are --dd's settings: add --dd"),
+            ([str(path), "--dd-budget", "9"], "are --dd's settings: add --dd"),
+            ([str(path), "--dd", "--dd-budget", "0"], "want a positive integer, got '0'"),
     ):
         with pytest.raises(SystemExit) as exit_:
             main(["view", *argv, "-o", str(out)])
-        assert exit_.value.code == 2 and message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and message in err and "None" not in err, err
 
 
 def test_rummy_table_rows_labels_and_stock():
@@ -171,7 +175,78 @@ def test_view_cli_dd_calls_annotate(tmp_path, capsys, monkeypatch):
         annotate=annotate))
     out = tmp_path / "dd.html"
     main(["view", str(path), "-o", str(out), "--dd", "--from-trick", "2"])
-    assert calls == [{"from_trick": 2}]
-    assert f"Played {record['actions'][4]}: loses 1" in out.read_text()
-    main(["view", str(path), "-o", str(out), "--dd"])
-    assert calls[-1] == {}
+    assert [(c["from_trick"], c["budget"]) for c in calls] == [(2, DD_BUDGET)]
+    assert f"Played {record['actions'][4]}: loses 1" in page_data(out.read_text())["notes"]["4"]
+    main(["view", str(path), "-o", str(out), "--dd", "--dd-budget", "5000"])
+    assert (calls[-1]["from_trick"], calls[-1]["budget"]) == (1, 5000)
+
+
+def test_dd_list_marks_best_losing_and_unsolved_plays():
+    """Issue 44 item 10: the list marks each annotated play best (a tick), losing (a cross
+    and its loss) or not solved (`?`), where it marked every one with `*`."""
+    record = short_record("whist")
+    names = record["actions"]
+    notes = {4: {"values": {names[4]: 3}, "best": 3, "played": names[4], "loss": 0,
+                 "unit": "tricks"},
+             5: {"values": {names[5]: 1}, "best": 3, "played": names[5], "loss": 2,
+                 "unit": "tricks"},
+             6: {"values": {}, "best": None, "played": names[6], "loss": None,
+                 "unit": "tricks", "solved": False}}
+    page = view_html(record, notes=notes)
+    items = dict(re.findall(r'<li data-step="(\d+)">(.*?)</li>', page))
+    assert 'class="dd best"' in items["4"] and "\u2713" in items["4"]
+    assert 'class="dd lose"' in items["5"] and "\u2717 -2" in items["5"]
+    assert 'class="dd unknown"' in items["6"] and "not solved" in page_data(page)["notes"]["6"]
+    assert not any("dd" in items[str(s)] for s in (3, 7)) and " *" not in page
+
+
+def test_player_view_notes_only_the_players_own_decisions():
+    """A note names every legal card of the mover: a player's page keeps only his own."""
+    record = short_record("whist")
+    scenes = record_scenes(record, 0)
+    notes = {s: {"values": {record["actions"][s]: 1}, "best": 1, "loss": 0,
+                 "played": record["actions"][s], "unit": "tricks"} for s in range(8)}
+    kept = page_data(view_html(record, player=0, notes=notes))["notes"]
+    assert sorted(map(int, kept)) == [s for s in range(8) if scenes[s].to_act == 0] != []
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_page_size_grows_little_a_step(game):
+    """Issue 44 item 8: each distinct part of a drawing is kept once, the data gzipped: a
+    page's bytes grow by a few hundred a step (the frames whole took 1-7 KB a step: a
+    Konkan match's page was 22.5 MB)."""
+    record = short_record(game)
+    steps = len(record["actions"]) + 1
+    assert len(view_html(record)) < 20_000 + 500 * steps
+    data = page_data(view_html(record))
+    assert len(data["frames"]) == steps and max(max(f) for f in data["frames"]) < len(
+        data["parts"])
+
+
+def test_seen_names_hide_the_cards_a_player_has_not_seen():
+    """Issue 44 item 4: another player's action as the viewer learns it; his own whole."""
+    record = short_record("konkan")
+    env = kanjax.make("konkan", **record["flags"])
+    scenes = record_scenes(record, 0)
+    seen = seen_names(env, record["actions"], scenes)
+    assert seen_names(env, record["actions"], record_scenes(record)) == record["actions"]
+    for name, shown, before, after in zip(record["actions"], seen, scenes[:-1], scenes[1:],
+                                          strict=True):
+        if before.to_act == 0:
+            assert shown == name
+            continue
+        visible = {t for sc in (before, after) for t in
+                   [*(c for s in sc.seats for c in s.cards or ()),
+                    *(c for g in sc.table for c in g.cards)]}
+        assert len(shown.split()) == len(name.split())
+        for word, got in zip(name.split(), shown.split(), strict=True):
+            assert got == (word if word in visible or not re.fullmatch(r"..", word) else "??")
+    assert any("??" in name for name in seen)  # the cards others pick into a meld unseen
+
+
+def test_KAN_38_others_see_a_signals_outward_form():
+    env = kanjax.make("gonin_kan")
+    assert env.public_name("signal F2 9S 3D") == env.public_name("signal F3 9S 9S") == (
+        "signal shown twice")
+    assert env.public_name("signal F1 6H 9H") == "signal two together"
+    assert env.public_name("play AS") == "play AS"
