@@ -130,3 +130,14 @@ def test_a_bad_budget_is_refused(whist_record):
         annotate(whist_record, budget=0)
     with pytest.raises(ValueError, match="a search budget needs the cpu backend"):
         annotate(whist_record, from_trick=13, backend="jax", budget=10)
+
+
+def test_a_budget_takes_the_cpu_search_under_auto(whist_record, monkeypatch):
+    """The search a budget limits is the cpu backend's: "auto" picks it even where it
+    would pick the jax search (a GPU), which has no budget."""
+    asked = []
+    backend_of = api.backend_of
+    monkeypatch.setattr(api, "backend_of", lambda positions, backend="auto": asked.append(
+        backend) or backend_of(positions, backend))
+    assert len(annotate(whist_record, from_trick=13, budget=10**6)) == 4
+    assert asked == ["cpu"]
