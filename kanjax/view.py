@@ -96,11 +96,13 @@ def view_html(record: dict, *, player: int | None = None,
     end = f"end: scores {' '.join(f'{x:+g}' for x in record.get('scores', []))}"
     items.append(f'<li data-step="{len(names)}"><span class="n">{len(names)}</span> '
                  f'{html.escape(end)}</li>')
-    data = {"parts": list(parts), "frames": frames,
+    pool = list(parts)
+    data = {"parts": pool, "frames": frames,
             "notes": {s: _note_text(n) for s, n in notes.items()}}
     return PAGE.format(
         title=html.escape(title), last=len(frames) - 1, defs=card_defs(tokens),
         items="".join(items), viewer="open" if player is None else "player",
+        first="".join(pool[i] for i in frames[0]),  # shown while the data unpacks
         data=_packed(data))
 
 
@@ -182,7 +184,7 @@ body.player #actions li.current .act {{ display: none; }}
 <span id="pos"></span>
 </div>
 <svg width="0" height="0" style="position:absolute" aria-hidden="true">{defs}</svg>
-<div id="main"><div id="table"></div><ul id="actions">{items}</ul></div>
+<div id="main"><div id="table">{first}</div><ul id="actions">{items}</ul></div>
 <div id="note"></div>
 <script id="data" type="application/gzip;base64">{data}</script>
 <script>

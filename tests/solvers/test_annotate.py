@@ -141,3 +141,20 @@ def test_a_budget_takes_the_cpu_search_under_auto(whist_record, monkeypatch):
         backend) or backend_of(positions, backend))
     assert len(annotate(whist_record, from_trick=13, budget=10**6)) == 4
     assert asked == ["cpu"]
+
+
+def test_kanjax_view_dd_shows_progress_and_what_its_budget_left(gambari_record, tmp_path,
+                                                               capsys):
+    """Issue 44 item 6: `view --dd` shows the positions solved (a progress bar on stderr)
+    and says how many positions its budget left unsolved, which its list marks `?`."""
+    path, page = tmp_path / "game.json", tmp_path / "game.html"
+    records.save(gambari_record, path)
+    main(["view", str(path), "-o", str(page), "--dd", "--from-trick", "6", "--dd-budget",
+          "60"])
+    out, err = capsys.readouterr()
+    n = len(annotate(gambari_record, from_trick=6))
+    assert f"{n}/{n} positions" in err
+    over = len([s for s, note in annotate(gambari_record, from_trick=6, budget=60).items()
+                if not note["solved"]])
+    assert f"{n} card plays annotated, {over} not solved within 60 nodes" in out
+    assert page.read_text().count('class="dd unknown"') == over > 0
