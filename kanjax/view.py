@@ -38,7 +38,9 @@ def record_scenes(record: dict, player: int | None = None) -> list[Scene]:
     return _env_scenes(record, player)[1]
 
 
-def _env_scenes(record: dict, player: int | None) -> tuple[Env, list[Scene]]:
+def _env_scenes(record: dict, player: int | None
+                ) -> tuple[Env, list[Scene], list[bool]]:
+    """`record_scenes` with the record's env and whether each action ended a deal."""
     m = records.start_match(record)
     try:
         viewer = check_viewer(player, m.env.num_players)
@@ -53,14 +55,17 @@ def _env_scenes(record: dict, player: int | None) -> tuple[Env, list[Scene]]:
     played = m.run(ids)
     if any(played.done(i) for i in range(len(ids))):
         raise ValueError("the record goes on after its match is over (see `kanjax replay`)")
-    return m.env, [m.env.scene(played.state(i), viewer) for i in range(len(ids) + 1)]
+    scenes = [m.env.scene(played.state(i), viewer) for i in range(len(ids) + 1)]
+    return m.env, scenes, [bool(x) for x in played.traj.deal_done[: len(ids)]]
 
 
-def seen_names(env: Env, names: list[str], scenes: list[Scene]) -> list[str]:
+def seen_names(env: Env, names: list[str], scenes: list[Scene],
+               ended: list[bool] | None = None) -> list[str]:
     """Each action's name as the viewer of `scenes` (the scene before each action, then
     after the last) learns it: all of them where every hand is open; else his own in full,
     and another's public name (`Env.public_name`) with each card that the viewer sees
-    neither before nor after it as `??`."""
+    neither before nor after it as `??`, except in an action that `ended` a deal (the last
+    card played or laid down, in view before the next deal's table replaces it)."""
     out = []
     for s, name in enumerate(names):
         before, after = scenes[s], scenes[s + 1]
@@ -68,8 +73,8 @@ def seen_names(env: Env, names: list[str], scenes: list[Scene]) -> list[str]:
             out.append(name)
             continue
         shown = scene_tokens(before) | scene_tokens(after)
-        out.append(" ".join(w if not CARD.fullmatch(w) or w in shown else "??"
-                            for w in env.public_name(name).split()))
+        out.append(" ".join(w if not CARD.fullmatch(w) or w in shown or (ended and ended[s])
+                            else "??" for w in env.public_name(name).split()))
     return out
 
 
@@ -79,14 +84,14 @@ def view_html(record: dict, *, player: int | None = None,
     (the decision before action s) to its double-dummy note (`values` by action name,
     `best`, `played`, `loss`, `unit`; `solved` False where the search gave up), shown
     where every hand is open or `player` is the one to act."""
-    env, scenes = _env_scenes(record, player)
+    env, scenes, ended = _env_scenes(record, player)
     notes = {s: n for s, n in (notes or {}).items()
              if player is None or scenes[s].to_act == player}
     parts: dict[str, int] = {}  # each distinct part of a drawing, numbered
     frames = [[parts.setdefault(part, len(parts)) for part in draw_parts(scene, notes.get(s))]
               for s, scene in enumerate(scenes)]
     tokens = set().union(*(scene_tokens(scene) for scene in scenes))
-    names = seen_names(env, record["actions"], scenes)
+    names = seen_names(env, record["actions"], scenes, ended)
     movers = [_mover(scene) for scene in scenes[:-1]]
     title = title or (f"{record['game']} seed {record['seed']}"
                       + ("" if player is None else f", as player {player} sees it"))
@@ -214,7 +219,7 @@ function show(s) {{
     li.classList.toggle("current", i === step);
     li.hidden = PLAYER && i > step;  // a player's view: nothing still to come
   }});
-  history.replaceState(null, "", "#step=" + step);
+  if (step !== 0 || location.hash) history.replaceState(null, "", "#step=" + step);
   items[step].scrollIntoView({{block: "nearest"}});
 }}
 slider.addEventListener("input", () => show(Number(slider.value)));

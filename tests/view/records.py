@@ -20,3 +20,10 @@ def mid_trick_step(record: dict) -> int:
 
     return next((s for s, scene in enumerate(record_scenes(record))
                  if any(g.owners and len(g.cards) >= 2 for g in scene.table)), 0)
+
+
+def deal_ends(record: dict) -> list[bool]:
+    """Whether each action of `record` ended a deal."""
+    m = records.start_match(record)
+    names = record["actions"]
+    return [bool(d) for d in m.run(m.action_ids(names)[0]).traj.deal_done[: len(names)]]

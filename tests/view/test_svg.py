@@ -17,8 +17,8 @@ from kanjax import records
 from kanjax.cli import DD_BUDGET, main
 from kanjax.scene import Group, Scene, Seat
 from kanjax.svg import Picture, card_id, draw
-from kanjax.view import page_data, record_scenes, seen_names, view_html
-from tests.view.records import mid_trick_step, short_record
+from kanjax.view import CARD, page_data, record_scenes, seen_names, view_html
+from tests.view.records import deal_ends, mid_trick_step, short_record
 
 SVG = "{http://www.w3.org/2000/svg}svg"
 
@@ -223,25 +223,33 @@ def test_page_size_grows_little_a_step(game):
         data["parts"])
 
 
-def test_seen_names_hide_the_cards_a_player_has_not_seen():
-    """Issue 44 item 4: another player's action as the viewer learns it; his own whole."""
-    record = short_record("konkan")
-    env = kanjax.make("konkan", **record["flags"])
+@pytest.mark.parametrize("game", ["konkan", "gonin_kan"])
+def test_seen_names_hide_the_cards_a_player_has_not_seen(game):
+    """Issue 44 item 4: another player's action as the viewer learns it (a card he sees
+    before or after it, or the last of a deal, shown; any other `??`); his own whole."""
+    record = short_record(game)
+    env = kanjax.make(game, **record["flags"])
+    names = record["actions"]
     scenes = record_scenes(record, 0)
-    seen = seen_names(env, record["actions"], scenes)
-    assert seen_names(env, record["actions"], record_scenes(record)) == record["actions"]
-    for name, shown, before, after in zip(record["actions"], seen, scenes[:-1], scenes[1:],
-                                          strict=True):
+    ended = deal_ends(record)
+    seen = seen_names(env, names, scenes, ended)
+    assert seen_names(env, names, record_scenes(record), ended) == names
+    assert any(ended)
+    for s, (name, shown, before, after) in enumerate(zip(names, seen, scenes[:-1],
+                                                         scenes[1:], strict=True)):
         if before.to_act == 0:
             assert shown == name
             continue
         visible = {t for sc in (before, after) for t in
                    [*(c for s in sc.seats for c in s.cards or ()),
                     *(c for g in sc.table for c in g.cards)]}
-        assert len(shown.split()) == len(name.split())
-        for word, got in zip(name.split(), shown.split(), strict=True):
-            assert got == (word if word in visible or not re.fullmatch(r"..", word) else "??")
-    assert any("??" in name for name in seen)  # the cards others pick into a meld unseen
+        public = env.public_name(name).split()
+        assert len(shown.split()) == len(public)
+        for word, got in zip(public, shown.split(), strict=True):
+            hidden = CARD.fullmatch(word) and word not in visible and not ended[s]
+            assert got == ("??" if hidden else word), (s, name, shown)
+    if game == "konkan":
+        assert any("??" in name for name in seen)  # the cards others pick into a meld
 
 
 def test_KAN_38_others_see_a_signals_outward_form():
