@@ -4,8 +4,9 @@ A record holds the game and its flags, the seed, the optional starting deal stri
 of every deal as dealt, every action by name and the final scores. Chance follows the key
 convention of `kanjax.rollout` (game `game_index` of the seed, default 0: tournaments store
 the deal seed index there), so `replay` re-runs the match through the engine and reports the
-first step that disagrees with the record. Playing, replaying and showing a match are each
-one jitted call (`kanjax.rollout.make_trajectory`) that yields every state of the match.
+first step that disagrees with the record. Playing, replaying and showing a match run one
+jitted program (`kanjax.rollout.make_trajectory`) on parts of `CHUNK` steps until the match
+is over, which yields every state of the match.
 
 A match a player forfeited (a tournament's crash, timeout or illegal move) is recorded up to
 the forfeit: its `forfeit` entry names the `player`, the `reason`, the refused move (`action`,
