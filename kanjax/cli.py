@@ -199,14 +199,22 @@ def _dd_notes(record: dict, from_trick: int, budget: int) -> dict[int, dict]:
     columns = (rp.TextColumn("{task.description}"), rp.BarColumn(), rp.MofNCompleteColumn(),
                rp.TextColumn("positions"), rp.TimeElapsedColumn(), rp.TextColumn("left"),
                rp.TimeRemainingColumn())
-    with rp.Progress(*columns, console=Console(stderr=True)) as bar:
-        task = bar.add_task("double dummy: preparing the solver", total=None)
+    bar = rp.Progress(*columns, console=Console(stderr=True))
+    task = None
 
-        def progress(done: int, total: int) -> None:
-            described = "double dummy" if done else "double dummy: preparing the solver"
-            bar.update(task, completed=done, total=total, description=described)
+    def progress(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:  # the record is read and its positions found: the bar starts
+            bar.start()
+            task = bar.add_task("", total=total)
+        described = "double dummy" if done else "double dummy: preparing the solver"
+        bar.update(task, completed=done, total=total, description=described)
 
+    try:
         return annotate(record, from_trick=from_trick, budget=budget, progress=progress)
+    finally:
+        if task is not None:
+            bar.stop()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -258,3 +258,12 @@ def test_KAN_38_others_see_a_signals_outward_form():
         "signal shown twice")
     assert env.public_name("signal F1 6H 9H") == "signal two together"
     assert env.public_name("play AS") == "play AS"
+
+
+def test_view_dd_of_a_game_without_tricks_says_so_in_one_line(tmp_path, capsys):
+    path = tmp_path / "konkan.json"
+    records.save(short_record("konkan"), path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["view", str(path), "--dd", "-o", str(tmp_path / "konkan.html")])
+    assert exit_.value.code == 2 and capsys.readouterr().err == (
+        "kanjax view: error: konkan: no card play to annotate (not a trick-taking game)\n")
