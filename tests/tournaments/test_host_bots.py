@@ -75,7 +75,7 @@ def test_a_failing_python_bot_forfeits(tmp_path, cls, reason):
     games = run(tmp_path, f'kind = "python"\ntarget = "tests.tournaments.sample_bots:{cls}"')
     for g in games:
         assert g["forfeit"] in guest_seats(g) and g["forfeit_reason"] == reason
-        assert g["scores"][g["forfeit"]] == -20.0  # the game's worst (Env.worst_score)
+        assert g["scores"][g["forfeit"]] == -21.0  # below the game's worst (-20)
 
 
 def test_a_hung_python_bot_forfeits_and_local_run_exits(tmp_path):
