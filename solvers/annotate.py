@@ -61,6 +61,10 @@ def _card_plays(record: dict, from_trick: int
         except ValueError:  # another phase (bidding, the trump choice, ...)
             continue
         pos, _ = convert.from_state(env, state)
+        if pos.rules.cards_a_play > 1:
+            raise ValueError(f"{env.name}: plays of several cards, which these notes do not "
+                             "annotate yet (they name one card a move); `kanjax solve "
+                             f"RECORD --step {step} --all-moves` solves a play's position")
         if pos.tricks_done + 1 >= from_trick:
             out.append((step, state, pos))
     return env, out

@@ -267,3 +267,18 @@ def test_view_dd_of_a_game_without_tricks_says_so_in_one_line(tmp_path, capsys):
         main(["view", str(path), "--dd", "-o", str(tmp_path / "konkan.html")])
     assert exit_.value.code == 2 and capsys.readouterr().err == (
         "kanjax view: error: konkan: no card play to annotate (not a trick-taking game)\n")
+
+
+def test_view_dd_of_da_bai_fen_says_what_it_does_not_annotate(tmp_path, capsys):
+    """Issue 44: a Da Bai Fen record's `--dd` gave the single-card solver's list of limits
+    (12 cards a play, points, ...) after a progress bar; it now says in one line what is
+    not annotated and which command solves such a position."""
+    path = tmp_path / "dbf.json"
+    records.save(short_record("da_bai_fen"), path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["view", str(path), "--dd", "-o", str(tmp_path / "dbf.html")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and "double dummy" not in err
+    assert err.startswith("kanjax view: error: da_bai_fen: plays of several cards, which "
+                          "these notes do not annotate yet")
+    assert "`kanjax solve RECORD --step " in err
