@@ -9,15 +9,7 @@ import pytest
 
 from kanjax.cli import main
 from solvers import bench
-
-
-def error_of(capsys, *argv: str) -> str:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    assert exit_info.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1, err
-    return err
+from tests.solvers.test_solve_cli import error_of
 
 
 def test_help_lists_the_solver_bench_keys(capsys):
