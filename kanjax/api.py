@@ -233,6 +233,13 @@ class Env(abc.ABC):
         """True when the last step ended a deal (the boundary between deals)."""
         return self._deal_done(state)
 
+    def ended_deal(self, state: State, action: Array) -> State | None:
+        """Where `action` at `state` ends a deal that is not the match's last: the state the
+        deal ends in, before `step` deals the next one (its last trick whole, its result), for
+        views; no player is to act in it (an empty legal mask). None: the game keeps no such
+        state (its next deal shows how the last one ended)."""
+        return None
+
     def turn_done(self, state: State) -> Array:
         """True when the last step ended its mover's turn. A turn of several actions (a Da
         Bai Fen multi-card lead, a rummy opening of several melds) is staged selections

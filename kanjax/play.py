@@ -2,6 +2,7 @@
 other, hot-seat, at one terminal), each decision drawn from `Env.scene` of what that player
 may see (`kanjax.terminal`); a person plays the seats `Env.seats_played_with` gives (whist's
 declarer plays the dummy), and a turn with one legal action is played for him and shown.
+A deal's end is drawn as the deal ended (`Env.ended_deal`) before the next deal is played.
 Chance follows the record's key convention (`records.Match`), so the saved record replays; a
 match stopped early (Ctrl-C, end of input, `quit`) is saved as a partial record."""
 
@@ -111,6 +112,14 @@ class Table:
                                         "card (quit: stop and save)", style="red"),
                                    soft_wrap=True)
 
+    def deal_ended(self, state: State) -> None:
+        """Draw the deal a step just ended as it ended (`Env.ended_deal`: its last trick
+        whole, its result) for the person facing the terminal, before the next deal's table
+        replaces it."""
+        seats = self.facing or self.people[0]
+        self.hand_over(seats)
+        self.console.print(terminal.draw(self.scene(state, seats[0])))
+
     def moved(self, player: int, name: str, forced: bool = False) -> None:
         self.console.print(Text.assemble((self.labels[player], "bold"), f": {name}",
                                          (" (the only legal move)", "dim") if forced else ""))
@@ -157,7 +166,9 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
         state = m.state
         first = env.scene(state, None)
         bot(state, m.gkey)
-        env.jitted("step")(state, np.int32(env.legal_actions(state)[0]), m.keys()[1])
+        first_action = np.int32(env.legal_actions(state)[0])
+        env.jitted("step")(state, first_action, m.keys()[1])
+        env.jitted("ended_deal")(state, first_action)
     table = Table(env, people, {s.player: s.label for s in first.seats}, stdin or sys.stdin,
                   console)
     console.print(who_plays(first, people), soft_wrap=True)
@@ -172,7 +183,12 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
                 time.sleep(delay)
                 action = int(bot(m.state, m.gkey)[0])
             table.moved(player, env.action_name(action, m.state), forced)
+            before = m.state
             m.step(action)
+            if bool(env.jitted("deal_done")(m.state)) and not m.done:
+                ended = env.jitted("ended_deal")(before, np.int32(action))
+                if ended is not None:
+                    table.deal_ended(ended)
     except (Stopped, KeyboardInterrupt) as err:
         stopped = str(err) or type(err).__name__
     record = m.record()

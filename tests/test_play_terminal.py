@@ -13,6 +13,7 @@ import re
 from collections import Counter
 
 import jax
+import numpy as np
 import pytest
 
 import kanjax
@@ -126,6 +127,12 @@ def test_a_whole_match_at_the_terminal(game, scripts, tmp_path, monkeypatch, cap
     for step in script.forced:  # played for him, and shown
         who = script.labels[int(script.states[step].current_player)]
         assert f"{who}: {script.names[step]} (the only legal move)" in out
+    at = 0  # each deal the match ends before its last drawn as it ended, in order
+    for step in range(len(script.names)):
+        if (ended := ended_deal(script, step)) is not None:
+            scene = script.env.scene(ended, HUMAN)
+            for line in (*(g.label for g in scene.table), scene.status):
+                at = out.index(line, at)
     record = records.load(path)
     assert record["actions"] == script.names and record["terminated"]
     assert f"{path}: {len(script.names)} actions" in out
@@ -287,13 +294,28 @@ def test_headers_show_no_internal_values(game, scripts):
         assert not re.search(r"(?<![\w+])-1\b|\?|\[", header), header
 
 
+def ended_deal(script: Script, step: int) -> State | None:
+    """`Env.ended_deal` of the match's step `step` where it ends a deal but not the match:
+    the deal as it ended; None elsewhere, or where the game keeps no such state."""
+    env, before, after = script.env, script.states[step], script.states[step + 1]
+    if not bool(env.jitted("deal_done")(after)) or bool(after.terminated | after.truncated):
+        return None
+    action = np.int32(env.action_from_name(script.names[step], before))
+    return env.jitted("ended_deal")(before, action)
+
+
 def test_da_bai_fen_shows_a_finished_trick_whole(scripts):
     """Issue 44 item 10: the trick a move finishes stays on the table, whole and with its
-    winner, beside the next trick, until the next one is finished too (within a hand)."""
+    winner, beside the next trick, until the next one is finished too; a hand's last trick
+    too, in the hand as it ended (`Env.ended_deal`: no one to act, the hand's result), which
+    the step that finishes it replaces with the next hand, and at the game's end."""
     script = script_of("da_bai_fen", scripts)
-    env, finished = script.env, 0
-    for before, after in zip(script.states, script.states[1:], strict=False):
-        old, new = ({g.label: g for g in env.scene(s).table} for s in (before, after))
+    env, finished, hands, last = script.env, 0, 0, 0
+    for step, before in enumerate(script.states[:-1]):
+        ended = ended_deal(script, step)
+        shown = script.states[step + 1] if ended is None else ended
+        scene = env.scene(shown)
+        old, new = {g.label: g for g in env.scene(before).table}, {g.label: g for g in scene.table}
         current = [label for label in old if re.fullmatch(r"trick \d+", label)]
         taken = [g for label, g in new.items() if label.startswith(f"{current[0]}, taken by")] \
             if current and current[0] not in new else []
@@ -303,7 +325,36 @@ def test_da_bai_fen_shows_a_finished_trick_whole(scripts):
             assert taken[0].cards[: len(played.cards)] == played.cards
             assert taken[0].owners[: len(played.owners)] == played.owners
             assert len(set(taken[0].owners)) == 4
-        elif current and not bool(env.jitted("deal_done")(after)):  # a hand's last trick
-            # goes with its hand: the step that finishes it deals the next one
+        elif current:  # still in progress, or a bad multi-lead's penalty ended the hand (DBF-24)
             assert current[0] in new or any(label.startswith(current[0]) for label in new)
-    assert finished
+        if ended is not None:
+            hands += 1
+            last += bool(taken)
+            assert scene.to_act is None and not scene.legal
+            assert scene.status.startswith("hand over; last hand: "), scene.status
+            assert f"hand {hands} (" in scene.header and "phase hand over" in scene.header
+    assert finished > last > 0  # tricks within hands, and hands' last ones
+    final = env.scene(script.states[-1])
+    assert f"hand {hands + 1} (" in final.header and final.status.startswith("game over")
+
+
+def test_kan_shows_a_deals_last_trick_whole():
+    """Issue 44 item 10: the step that finishes a Kan deal's last trick (the tenth, or one
+    that ends the deal early) deals the next one; the deal as it ended (`Env.ended_deal`)
+    shows that trick whole, with its winner, and no one to act."""
+    m = records.Match("yonin_kan", {"n_rounds": 2}, SEED, None)
+    env, bot = m.env, play._chooser(m.env, "random")
+    while True:
+        before, action = m.state, int(bot(m.state, m.gkey)[0])
+        m.step(action)
+        if bool(env.jitted("deal_done")(m.state)):
+            break
+    assert not m.done
+    (played,) = [g for g in env.scene(before).table if g.label.startswith("trick ")]
+    scene = env.scene(env.jitted("ended_deal")(before, np.int32(action)))
+    (last,) = [g for g in scene.table if g.label.startswith("trick ")]
+    assert re.fullmatch(rf"{played.label}, taken by P\d", last.label), last.label
+    assert set(zip(played.owners, played.cards, strict=True)) < set(
+        zip(last.owners, last.cards, strict=True))
+    assert sorted(last.owners) == list(range(env.num_players))
+    assert scene.to_act is None and not scene.legal and scene.status == "deal over"

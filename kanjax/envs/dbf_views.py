@@ -18,13 +18,15 @@ def head_line(s: dict[str, np.ndarray]) -> str:
     lev = [ds.LEVEL_NAMES.get(int(x), str(int(x))) for x in s["levels"]]
     R, T = int(s["trump_level"]), int(s["trump_suit"])
     leader, declaring = int(s["leader"]), int(s["declaring"])
-    return (f"da_bai_fen  hand {int(s['hands_played']) + 1} "
+    phase = int(s["phase"])
+    ended = phase in (ds.PHASE_DEAL, ds.PHASE_OVER)  # hands_played counts this hand
+    return (f"da_bai_fen  hand {int(s['hands_played']) + (not ended)} "
             f"({ds.HAND_KIND_NAMES[int(s['hand_kind'])]})  levels 0+2 {lev[0]} / 1+3 "
             f"{lev[1]}  R {ds.LEVEL_NAMES.get(R, 'not set')}  T "
             f"{ds.SUITS[T] if T >= 0 else 'not named yet'}  starter {label(int(s['starter']))}"
             f"  leader {label(leader) if leader >= 0 else 'not known yet'}  declarers "
             f"{ds.TEAM_NAMES[declaring] if declaring >= 0 else 'not known yet'}  "
-            f"phase {ds.PHASE_NAMES[int(s['phase'])]}")
+            f"phase {'hand over' if phase == ds.PHASE_DEAL else ds.PHASE_NAMES[phase]}")
 
 
 def trick_plays(s: dict[str, np.ndarray]) -> list[tuple[int, np.ndarray]]:
@@ -114,7 +116,8 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
     if mover is None and int(s["winner"]) >= 0:
         last += f"; team {ds.TEAM_NAMES[int(s['winner'])]} wins"
     return Scene(env.name, head_line(s), tuple(seats), tuple(table), scores, mover,
-                 legal_names(env, state, player), status(state, "game over", last), player)
+                 legal_names(env, state, player), status(state, "game over", last, "hand over"),
+                 player)
 
 
 def _known_kitty(env: Env, state: State, player: int) -> np.ndarray:

@@ -102,6 +102,13 @@ class MatchEnv(Env):
         need = own & self._deal_done(nxt) & ~nxt.terminated
         return jaxutil.update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
 
+    def ended_deal(self, state: MatchState, action: Array) -> MatchState:
+        """`step` without the next deal (`_step` with no key): where `action` ends a deal,
+        the deal as it ended, its legal mask empty (a deal ended early may leave cards in
+        hand, but nobody acts between deals)."""
+        ended = self._template(state, action, None)[0]
+        return ended.replace(legal_action_mask=jnp.zeros_like(ended.legal_action_mask))
+
     def chance_index(self, state: MatchState) -> Array:
         """Deals dealt so far after the first: the next deal's chance index."""
         return state._w[..., self.layout.wide["dealt"]]

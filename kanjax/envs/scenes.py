@@ -15,9 +15,11 @@ def label(player: int) -> str:
 
 
 def to_act(state: State) -> int | None:
-    """The player to act, None when the match is over."""
+    """The player to act, None when the match is over or between deals (`Env.ended_deal`'s
+    state: no legal action)."""
     done = bool(np.asarray(state.terminated | state.truncated))
-    return None if done else int(state.current_player)
+    return None if done or not np.asarray(state.legal_action_mask).any() else int(
+        state.current_player)
 
 
 def legal_names(env: Env, state: State, viewer: int | None) -> tuple[str, ...]:
@@ -34,12 +36,15 @@ def shows_mover(mover: int | None, viewer: int | None) -> bool:
     return mover is not None and viewer in (None, mover)
 
 
-def status(state: State, over: str, last: str = "") -> str:
-    """`to act: P2`, or `over` (and whether an illegal action or the step bound ended it);
-    then `last`, how the last deal ended ("" when none has)."""
+def status(state: State, over: str, last: str = "", ended: str = "deal over") -> str:
+    """`to act: P2`, `ended` between deals (`Env.ended_deal`'s state), or `over` (and
+    whether an illegal action or the step bound ended it); then `last`, how the last deal
+    ended ("" when none has)."""
     mover = to_act(state)
     if mover is not None:
         head = f"to act: {label(mover)}"
+    elif not bool(np.asarray(state.terminated | state.truncated)):
+        head = ended
     else:
         head = over + (" (illegal action)" if bool(np.asarray(state.illegal_action)) else
                        " (the step bound)" if not bool(np.asarray(state.terminated)) else "")
