@@ -11,8 +11,9 @@ the actions taken so far (another player's as he learns it: `Env.public_name`, w
 cards he does not see hidden as `??`), not the actions still to come.
 
 It reads only `Env.scene`, so it shows every game. Double-dummy notes (`solvers.annotate`)
-are shown at their steps: each legal card's value, the played card with its loss; in the
-list, each annotated play is marked best, losing (with its loss) or not solved.
+are shown at their steps: each legal card's (or play's) value, the played card with its
+loss (values of the other side, fewest best, where the note says `minimise`); in the list,
+each annotated play is marked best, losing (with its loss) or not solved.
 """
 
 from __future__ import annotations
@@ -81,8 +82,9 @@ def seen_names(env: Env, names: list[str], scenes: list[Scene],
 def view_html(record: dict, *, player: int | None = None,
               notes: dict[int, dict] | None = None, title: str | None = None) -> str:
     """The page of `record`: every hand open, or what `player` sees; `notes` maps a step s
-    (the decision before action s) to its double-dummy note (`values` by action name,
-    `best`, `played`, `loss`, `unit`; `solved` False where the search gave up), shown
+    (the decision before action s) to its double-dummy note (`values` by action or play
+    name, `best`, `played`, `loss`, `unit`; `solved` False where the search gave up;
+    `minimise` where the values are the other side's, `solvers.annotate`), shown
     where every hand is open or `player` is the one to act."""
     env, scenes, ended = _env_scenes(record, player)
     notes = {s: n for s, n in (notes or {}).items()
@@ -149,10 +151,12 @@ def _note_text(note: dict) -> str:
     """A note as one line: every action's value, the played one and its loss."""
     if not note.get("solved", True):
         return (f"double dummy: not solved within the budget; played {note.get('played')}")
-    values = ", ".join(f"{name} {value}" for name, value in
-                       sorted(note.get("values", {}).items(), key=lambda kv: -kv[1]))
+    low = note.get("minimise", False)  # the values are the other side's
+    values = ", ".join(f"{name} {value}" for name, value in sorted(
+        note.get("values", {}).items(), key=lambda kv: kv[1] if low else -kv[1]))
     loss = note.get("loss", 0)
-    return (f"double dummy ({note.get('unit', '')}): best {note.get('best')}; {values}. "
+    unit = note.get("unit", "") + (" of the other side: fewest best" if low else "")
+    return (f"double dummy ({unit}): best {note.get('best')}; {values}. "
             f"Played {note.get('played')}: " + (f"loses {loss}" if loss else "best"))
 
 

@@ -4,6 +4,8 @@ position) gives, position by position, for the mover's side (issue 29)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kanjax import records
@@ -80,13 +82,88 @@ def test_a_game_without_tricks_is_refused(game):
         annotate(record)
 
 
-@pytest.mark.slow
-def test_da_bai_fen_multi_card_play_is_refused_naming_the_game():
-    """Da Bai Fen's trick play is beyond the solvers' limits (multi-card plays, 5/10-point
-    cards): the searches refuse it, naming the game (slow: Da Bai Fen's match compiles)."""
-    record = records.play_record("da_bai_fen", {"max_hands": 1}, seed=1)
-    with pytest.raises(ValueError, match="da_bai_fen: beyond the solvers' limits"):
-        annotate(record)
+# A Da Bai Fen hand (seed 5, tests/games/da_bai_fen/cases.py's DEFAULT flags) to the last two
+# tricks: nobody exposes (the turned kitty fixes the trump, clubs), then each turn the highest
+# legal action (a single-card lead: its pick, then `play`). At step 77 declarer seat 0 leads
+# from 6S 7S; seats 1, 2, 3 hold 9H 3D, 3S 4S, 4H 3C; the opponents (seats 1 and 3) have 15
+# points and the kitty holds 10 (KD).
+DBF_TO_TRICK_11 = (["pass"] * 21 + [
+    "pick RJ", "pick 9C", "pick 2C", "pick AD", "pick KD", "pick QD", "pick 6D", "play",
+    "pick TD", "pick 8D", "pick JD", "pick BJ", "play", "pick 2H", "pick QC", "pick AC",
+    "pick TC", "play", "pick 2S", "pick JC", "pick KC", "pick AH", "play", "pick QH", "pick TH",
+    "pick KH", "pick 7H", "play", "pick JH", "pick 8C", "pick 8H", "pick 7C", "play", "pick 5C",
+    "pick 6H", "pick 6C", "pick 4D", "play", "pick 9D", "pick 5H", "pick 7D", "pick 4C", "play",
+    "pick 3H", "pick 5D", "pick 2D", "pick QS", "play", "pick 8S", "pick AS", "pick JS",
+    "pick KS", "play", "pick 9S", "pick TS", "pick 5S"])
+DBF_LEAD = len(DBF_TO_TRICK_11)  # step 77: seat 0's lead to trick 11
+DBF_PAIR = ["pick 6S", "pick 7S", "play", "pick 3D", "pick 9H", "pick 4S", "pick 3S",
+            "pick 3C", "pick 4H"]  # both spades led, then the follows of two cards
+DBF_ONE = ["pick 7S", "play", "pick 3D", "pick 4S", "pick 3C", "pick 4H", "play", "pick 6S",
+           "pick 9H", "pick 3S"]  # one spade led: two tricks of one card a play
+# the lead's values: the opponents' points P (DBF-30), which the declarer wants few
+DBF_LEAD_VALUES = {"6S 7S": 15, "7S": 35, "6S": 35}
+
+
+def dbf_record(tail: list[str]) -> dict:
+    """The Da Bai Fen hand above, trick 11 led as `tail` says (the match goes on after)."""
+    return {"format": records.FORMAT, "game": "da_bai_fen", "flags": {"max_hands": 12},
+            "seed": 5, "actions": DBF_TO_TRICK_11 + tail}
+
+
+def multi_values(record: dict, step: int) -> dict[str, int]:
+    """Every legal play's value at `step` by the cpu multi-card search, by name."""
+    from solvers.cpu import multi
+
+    pos, _ = convert.from_state(*records.state_at(record, step))
+    return {pos.rules.move_name(m): v for m, v in multi.Solver(pos).move_values().items()}
+
+
+def test_DBF_23_26_29_notes_of_plays_of_several_cards(tmp_path, capsys):
+    """Issue 44 item 6: a Da Bai Fen play (staged picks closed by `play`, `Env.turn_done`) is
+    noted at its first pick, every legal play by its cards' name, `played` the cards the
+    picks took. Hand-checked: both spades (a valid multi-lead, no other spade above them,
+    DBF-23) take the last trick (seat 3's 4H 3C is not all trumps, DBF-26): P stays 15; one
+    spade leaves seat 3 its trump 3C, and the opponents take the last trick and the kitty's
+    10 doubled (DBF-29): P = 35. The values are the opponents' (`minimise`: the declarers
+    want them few), as `kanjax solve --step 77 --all-moves` and `solvers.cpu.multi` give."""
+    record = dbf_record(DBF_PAIR)
+    notes = annotate(record, from_trick=11)
+    assert sorted(notes) == [DBF_LEAD, DBF_LEAD + 3, DBF_LEAD + 5, DBF_LEAD + 7]
+    assert notes[DBF_LEAD] == {"values": DBF_LEAD_VALUES, "best": 15, "played": "6S 7S",
+                               "loss": 0, "unit": "points", "solved": True, "minimise": True}
+    assert [notes[s]["played"] for s in sorted(notes)[1:]] == ["9H 3D", "3S 4S", "4H 3C"]
+    assert [notes[s]["minimise"] for s in sorted(notes)] == [True, False, True, False]
+    for step, note in notes.items():
+        assert note["values"] == multi_values(record, step)
+    path = tmp_path / "dbf.json"
+    records.save(record, path)
+    main(["solve", str(path), "--step", str(DBF_LEAD), "--all-moves", "--json"])
+    assert json.loads(capsys.readouterr().out)["moves"] == DBF_LEAD_VALUES
+
+
+def test_DBF_a_losing_play_of_one_card():
+    """One spade led (a pick, then `play`): 20 points more for the opponents; the tricks after
+    hold plays of one card, their values the multi-card search's too."""
+    record = dbf_record(DBF_ONE)
+    notes = annotate(record, from_trick=11)
+    assert notes[DBF_LEAD] | {"values": None} == {
+        "values": None, "best": 15, "played": "7S", "loss": 20, "unit": "points",
+        "solved": True, "minimise": True}
+    assert len(notes) == 8 and all(n["loss"] == 0 for s, n in notes.items() if s != DBF_LEAD)
+    assert notes[DBF_LEAD + 4]["values"] == {"4H": 35, "3C": 35} == multi_values(
+        record, DBF_LEAD + 4)
+
+
+def test_DBF_a_budget_marks_a_play_over_it_not_solved():
+    """`budget` nodes a position in all (the lead's search takes 13): the lead over it is not
+    solved, its play still named; the forced follows are solved."""
+    record = dbf_record(DBF_PAIR)
+    tight = annotate(record, from_trick=11, budget=5)
+    assert tight[DBF_LEAD] == {"values": {}, "best": None, "played": "6S 7S", "loss": None,
+                               "unit": "points", "solved": False, "minimise": True}
+    exact = annotate(record, from_trick=11)
+    assert all(tight[s] == exact[s] for s in exact if s != DBF_LEAD)
+    assert annotate(record, from_trick=11, budget=10**6) == exact
 
 
 def test_kanjax_view_dd_notes_the_pages_steps_with_annotate(whist_record, tmp_path,

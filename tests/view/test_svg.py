@@ -269,16 +269,27 @@ def test_view_dd_of_a_game_without_tricks_says_so_in_one_line(tmp_path, capsys):
         "kanjax view: error: konkan: no card play to annotate (not a trick-taking game)\n")
 
 
-def test_view_dd_of_da_bai_fen_says_what_it_does_not_annotate(tmp_path, capsys):
-    """Issue 44: a Da Bai Fen record's `--dd` gave the single-card solver's list of limits
-    (12 cards a play, points, ...) after a progress bar; it now says in one line what is
-    not annotated and which command solves such a position."""
-    path = tmp_path / "dbf.json"
-    records.save(short_record("da_bai_fen"), path)
-    with pytest.raises(SystemExit) as exit_:
-        main(["view", str(path), "--dd", "-o", str(tmp_path / "dbf.html")])
-    err = capsys.readouterr().err
-    assert exit_.value.code == 2 and err.count("\n") == 1 and "double dummy" not in err
-    assert err.startswith("kanjax view: error: da_bai_fen: plays of several cards, which "
-                          "these notes do not annotate yet")
-    assert "`kanjax solve RECORD --step " in err
+def test_view_dd_of_da_bai_fen_marks_its_plays(tmp_path, capsys):
+    """Issue 44 item 6: `view --dd` of a Da Bai Fen record (it refused: plays of several
+    cards) notes each play at its first pick with every legal play's value (the opponents'
+    points: fewest best) and marks it in the list; a budget too small marks it `?`."""
+    from tests.solvers.test_annotate import DBF_LEAD, DBF_ONE, dbf_record
+
+    path, page = tmp_path / "dbf.json", tmp_path / "dbf.html"
+    records.save(dbf_record(DBF_ONE), path)
+    main(["view", str(path), "--dd", "--from-trick", "11", "-o", str(page)])
+    assert "double dummy: 8 card plays annotated\n" in capsys.readouterr().out
+    text = page.read_text()
+    items = dict(re.findall(r'<li data-step="(\d+)">(.*?)</li>', text))
+    assert 'class="dd lose"' in items[str(DBF_LEAD)] and "\u2717 -20" in items[str(DBF_LEAD)]
+    assert 'class="dd best"' in items[str(DBF_LEAD + 2)]
+    assert "dd" not in items[str(DBF_LEAD + 1)]  # the lead's `play`: no decision of its own
+    assert page_data(text)["notes"][str(DBF_LEAD)] == (
+        "double dummy (points of the other side: fewest best): best 15; 6S 7S 15, 7S 35, "
+        "6S 35. Played 7S: loses 20")
+    main(["view", str(path), "--dd", "--from-trick", "11", "--dd-budget", "5", "-o",
+          str(page)])
+    items = dict(re.findall(r'<li data-step="(\d+)">(.*?)</li>', page.read_text()))
+    assert 'class="dd unknown"' in items[str(DBF_LEAD)]
+    assert "annotated, 4 not solved within 5 nodes" in capsys.readouterr().out
+    assert page.read_text().count('class="dd unknown"') == 4  # trick 11's
