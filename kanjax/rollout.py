@@ -24,7 +24,7 @@ import jax.numpy as jnp
 from kanjax import exported, prng
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.jaxutil import update_lanes
+from kanjax.jaxutil import materialize, update_lanes
 
 Array = jax.Array
 Policy = Callable[[Array, Array, Array], Array]
@@ -97,16 +97,19 @@ def propose_batch(
     obs = jax.vmap(env.observe)(states, player)
     inputs = (pkeys, obs, states.legal_action_mask)
     if len(policies) == 1:
-        return jax.vmap(policies[0])(*inputs).astype(jnp.int32), skeys, obs, pkeys
-    batch = player.shape[0]
-    seat = seating[jnp.arange(batch), player]
-    live = ~(states.terminated | states.truncated)
-    actions = jnp.zeros(batch, jnp.int32)
-    for i, pol in enumerate(policies):
-        actions = update_lanes(live & (seat == i),
-                               lambda _old, x, pol=pol: pol(*x).astype(jnp.int32),
-                               actions, inputs, -(-batch // BLOCKS))
-    return actions, skeys, obs, pkeys
+        actions = jax.vmap(policies[0])(*inputs).astype(jnp.int32)
+    else:
+        batch = player.shape[0]
+        seat = seating[jnp.arange(batch), player]
+        live = ~(states.terminated | states.truncated)
+        actions = jnp.zeros(batch, jnp.int32)
+        for i, pol in enumerate(policies):
+            actions = update_lanes(live & (seat == i),
+                                   lambda _old, x, pol=pol: pol(*x).astype(jnp.int32),
+                                   actions, inputs, -(-batch // BLOCKS))
+    # computed once: else XLA (CPU) inlines a policy's elementwise work into each of the
+    # step's many uses of the action (random Gonin Kan: 30 copies, 3x slower)
+    return materialize(actions), skeys, obs, pkeys
 
 
 def choose(
