@@ -88,9 +88,28 @@ def _cmd_bench(args) -> None:
             raise ValueError(f"--cpus {args.cpus}: this process may run on {len(cpus)} CPUs "
                              "(0: all of them)")
         os.sched_setaffinity(0, cpus[: args.cpus])
-    result = bench_games([args.game, *args.more_games], args.batches, args.seconds,
+    games = [args.game, *args.more_games]
+    if args.compare:
+        return _bench_compare(args, games)
+    result = bench_games(games, args.batches or DEFAULT_BATCHES, args.seconds,
                          not args.no_baseline, **set_flags(args.set))
     print(json.dumps(result) if args.json else format_bench_games(result))
+
+
+def _bench_compare(args, games: list[str]) -> None:
+    """`kanjax bench GAME... --compare REF`: exit 1 where a game is slower than the base."""
+    from kanjax.bench_compare import compare, format_compare
+
+    if args.batches and len(args.batches) != 1:
+        raise ValueError(f"--compare: give one batch size (--batches {args.batches[-1]})")
+    if not 0 < args.threshold <= 1:
+        raise ValueError(f"--threshold {args.threshold}: want a ratio in (0, 1]")
+    set_flags(args.set)  # checked here, passed on as given
+    result = compare(args.compare, games, (args.batches or (1024,))[0], args.seconds,
+                     args.rounds, args.threshold, args.set)
+    print(json.dumps(result) if args.json else format_compare(result))
+    if not result["ok"]:
+        sys.exit(1)
 
 
 def _bench_help(argv: list[str]) -> str | None:
@@ -161,6 +180,7 @@ def _cmd_show(args) -> None:
     print(env.render(env.from_deal(target, jax.random.PRNGKey(args.seed))))
 
 
+DEFAULT_BATCHES = (1, 64, 1024, 4096)  # `kanjax bench`'s batch sizes
 DD_BUDGET = 100_000  # --dd's default search nodes a position: a whole match in under a minute
 
 
@@ -243,12 +263,22 @@ def main(argv: list[str] | None = None) -> None:
     p = game_cmd("bench", "compile time and throughput at several batch sizes (+ baseline)")
     p.add_argument("more_games", nargs="*", metavar="GAME",
                    help="more games measured in the same run (compared per card played)")
-    p.add_argument("--batches", type=positive_ints, default=(1, 64, 1024, 4096))
+    p.add_argument("--batches", type=positive_ints,
+                   help="batch sizes (default: " + ",".join(map(str, DEFAULT_BATCHES))
+                   + "; with --compare one, default 1024)")
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per row")
     p.add_argument("--no-baseline", action="store_true", help="skip the OpenSpiel baseline")
     p.add_argument("--cpus", type=non_negative_int, default=1,
                    help="run on this many CPUs (XLA's threads follow; 0: all). Per CPU-second, "
                         "XLA is most efficient on one, like the one-thread baseline")
+    p.add_argument("--compare", metavar="REF",
+                   help="A/B against the git commit REF (a worktree of it): both trees' "
+                        "random play alternating in fresh processes, ratios of the medians; "
+                        "exit 1 where a game is below --threshold")
+    p.add_argument("--threshold", type=float, default=0.85,
+                   help="with --compare: the lowest ratio that passes (default 0.85)")
+    p.add_argument("--rounds", type=positive_int, default=3,
+                   help="with --compare: runs of each tree per game (default 3)")
     p.add_argument("--json", action="store_true", help="print JSON only")
     p.set_defaults(fn=_cmd_bench)
 

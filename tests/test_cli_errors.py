@@ -49,6 +49,14 @@ CASES = {
                             "argument --cpus: want 0 or a positive integer, got '-1'"),
     "bench more cpus than there are": (["bench", "gonin_kan", "--cpus", "100000"],
                                        "--cpus 100000: this process may run on"),
+    "compare with no such commit": (["bench", "gonin_kan", "--compare", "no-such-ref"],
+                                    "--compare no-such-ref: not a commit of"),  # issue 45
+    "compare at two batch sizes": (["bench", "gonin_kan", "--compare", "HEAD",
+                                    "--batches", "64,1024"],
+                                   "--compare: give one batch size (--batches 1024)"),
+    "compare with no threshold": (["bench", "gonin_kan", "--compare", "HEAD",
+                                   "--threshold", "0"],
+                                  "--threshold 0.0: want a ratio in (0, 1]"),
 }
 
 
