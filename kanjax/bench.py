@@ -23,7 +23,7 @@ import kanjax
 from kanjax.api import Array, Env
 from kanjax.bots import uniform_random
 from kanjax.jaxutil import tree_where
-from kanjax.rollout import game_key, make_rollout, play_batch
+from kanjax.rollout import game_key, make_stream, play_batch
 
 
 def process_cpus() -> int:
@@ -256,45 +256,34 @@ def _deal_stats(env: Env):
 
 
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
-    """Play `games` random matches in batches; throughput, and how deals end as the game
-    reports it (`Env.tally_report`; by default the deals and the mean returns per player).
-    Game i is the same whatever the batch (lanes are keyed by game index), and a last,
-    partial batch runs at its own size, so that every count is of the `games` played."""
+    """Play `games` random matches through `batch` lanes (`rollout.make_stream`: a lane whose
+    match ends starts the next); throughput, and how deals end as the game reports it
+    (`Env.tally_report`; by default the deals and the mean returns per player). Game i is the
+    same whatever the batch (games are keyed by index)."""
     env = kanjax.make(game, **flags)
-    rollout = make_rollout(env, uniform_random, stats_fn=_deal_stats(env))
     batch = min(batch, games)
+    stream = make_stream(env, uniform_random, stats_fn=_deal_stats(env), lanes=batch)
     key = jax.random.PRNGKey(seed)
-    compiled = {}  # batch size -> (compiled rollout, seating)
+    seating = jnp.zeros((games, env.num_players), jnp.int32)
     with Clock() as compile_clock:
-        for size in {batch, games % batch} - {0}:
-            seating = jnp.zeros((size, env.num_players), jnp.int32)
-            compiled[size] = rollout.lower(key, seating, jnp.int32(0)).compile(), seating
-    deals, tally = 0, 0
-    steps = played = truncated = 0
-    returns = []
+        compiled = stream.lower(key, seating, jnp.int32(0)).compile()
     with Clock() as clock:
-        for _ in range(-(-games // batch)):
-            fn, seating = compiled[min(batch, games - played)]
-            out = fn(key, seating, jnp.int32(played))
-            deals += int(out.stats[0])
-            tally = tally + np.asarray(out.stats[1], np.int64)
-            steps += int(np.asarray(out.steps).sum())
-            truncated += int(np.asarray(out.state.truncated).sum())
-            returns.append(np.asarray(out.returns))
-            played += seating.shape[0]
+        out = jax.block_until_ready(compiled(key, seating, jnp.int32(0)))
+    deals, tally = int(out.stats[0]), np.asarray(out.stats[1], np.int64)
+    steps = int(np.asarray(out.steps).sum())
     result = {
         "game": game,
         "flags": flags,
-        "games": played,
+        "games": games,
         "batch": batch,
         "seed": seed,
         "compile_seconds": round(compile_clock.wall, 2),
         "wall_seconds": round(clock.wall, 3),
-        "games_per_second": round(played / clock.wall, 1),
+        "games_per_second": round(games / clock.wall, 1),
         "steps_per_second": round(steps / clock.wall),
-        "truncated": truncated,
+        "truncated": int(np.asarray(out.truncated).sum()),
     }
-    return result | env.tally_report(tally, np.concatenate(returns), deals)
+    return result | env.tally_report(tally, np.asarray(out.returns), deals)
 
 
 def format_simulate(r: dict) -> str:

@@ -199,6 +199,84 @@ def make_rollout(
     return jax.jit(run)
 
 
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class Played:
+    """Per-game results of `make_stream` (leading axis G: game `first` + g)."""
+
+    returns: Array  # float32[G, num_players]: the match scores
+    steps: Array  # int32[G]: steps taken
+    truncated: Array  # bool[G]: the env's step bound cut the match short
+    stats: Any  # the summed `stats_fn` values over every game (None when not asked for)
+
+
+def make_stream(
+    env: Env,
+    policies: Sequence[Policy] | Policy = uniform_random,
+    stats_fn: StatsFn | None = None,
+    max_steps: int | None = None,
+    lanes: int = 256,
+) -> Callable[..., Played]:
+    """A jitted `(key, seating int32[G, num_players], first=0) -> Played`: the G matches of
+    `make_rollout(...)(key, seating, first)`, the same games move for move (game g keyed
+    `game_key(key, first + g)`, seated by `seating[g]`), played through `lanes` lanes with
+    auto reset: a lane whose match ends records its results and starts the next unplayed
+    match in place (`env.init` only in those lanes), so no lane waits for the batch's slowest
+    match and the run keeps its steady-state speed until the last `lanes` matches."""
+    if callable(policies):
+        policies = (policies,)
+    policies = tuple(policies)
+    limit = env.max_steps if max_steps is None else max_steps
+
+    def run(key: Array, seating: Array, first: Array | int = 0) -> Played:
+        games = seating.shape[0]
+        width = min(lanes, games)
+
+        def start(g: Array) -> tuple[State, Array, Array]:
+            gkey = game_key(key, first + g)
+            return env.init(gkey), gkey, seating[jnp.minimum(g, games - 1)]
+
+        lane_game = jnp.arange(width, dtype=jnp.int32)
+        state, gkeys, seats = jax.vmap(start)(lane_game)
+        zero_stats = None if stats_fn is None else jax.tree.map(
+            lambda x: jnp.zeros(x.shape[1:], x.dtype), jax.vmap(stats_fn)(state, state))
+        out = Played(returns=jnp.zeros((games, env.num_players), jnp.float32),
+                     steps=jnp.zeros(games, jnp.int32), truncated=jnp.zeros(games, bool),
+                     stats=zero_stats)
+        carry0 = (state, gkeys, seats, lane_game, jnp.zeros_like(state.rewards),
+                  jnp.int32(width), out)
+
+        def body(carry):
+            state, gkeys, seats, lane_game, returns, upcoming, out = carry
+            active = lane_game < games
+            nxt = play_batch(env, policies, state, gkeys, seats)[0]
+            stats = out.stats
+            if stats_fn is not None:
+                add = jax.vmap(stats_fn)(state, nxt)
+                stats = jax.tree.map(
+                    lambda s, a: s + jnp.where(
+                        active.reshape(-1, *[1] * (a.ndim - 1)), a, 0).sum(0), stats, add)
+            returns = returns + nxt.rewards
+            ended = active & (nxt.terminated | nxt.truncated | (nxt.step_count >= limit))
+            slot = jnp.where(ended, lane_game, games)  # out of range: dropped
+            out = Played(returns=out.returns.at[slot].set(returns, mode="drop"),
+                         steps=out.steps.at[slot].set(nxt.step_count, mode="drop"),
+                         truncated=out.truncated.at[slot].set(nxt.truncated, mode="drop"),
+                         stats=stats)
+            lane_game = jnp.where(ended, upcoming + jnp.cumsum(ended) - 1, lane_game)
+            fresh = ended & (lane_game < games)
+            nxt, gkeys, seats = update_lanes(
+                fresh, lambda _old, g: start(g), (nxt, gkeys, seats), lane_game,
+                max(8, width // 16))
+            returns = jnp.where(ended[:, None], 0.0, returns)
+            upcoming = upcoming + jnp.sum(ended, dtype=jnp.int32)
+            return nxt, gkeys, seats, lane_game, returns, upcoming, out
+
+        return jax.lax.while_loop(lambda c: jnp.any(c[3] < games), body, carry0)[-1]
+
+    return jax.jit(run)
+
+
 def rollout(
     env: Env,
     key: Array,
