@@ -121,22 +121,46 @@ def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0
     }
 
 
+def bench_stream(env: Env, lanes: int, games_per_lane: int = 8) -> dict:
+    """Random play through the public rollout (`rollout.make_stream`): `games_per_lane` x
+    `lanes` whole matches on `lanes` lanes, from the first step to the last match's end."""
+    games = lanes * games_per_lane
+    seating = jnp.zeros((games, env.num_players), jnp.int32)
+    key = jax.random.PRNGKey(lanes)
+    with Clock() as compile_clock:
+        compiled = make_stream(env, uniform_random, lanes=lanes).lower(
+            key, seating, jnp.int32(0)).compile()
+    with Clock() as clock:
+        out = jax.block_until_ready(compiled(key, seating, jnp.int32(0)))
+    steps = int(np.asarray(out.steps).sum())
+    return {"lanes": lanes, "games": games, "compile_seconds": round(compile_clock.wall, 2),
+            "cpu_seconds": round(clock.cpu, 3),
+            "steps_per_cpu_second": round(steps / clock.cpu)}
+
+
 def bench(
     game: str,
     batches: tuple[int, ...] = (1, 64, 1024, 4096),
     min_seconds: float = 2.0,
     baseline: bool = True,
     baselines: dict[str, dict | None] | None = None,
+    stream: bool = False,
     **flags,
 ) -> dict:
     """Rows for each batch size, the game's OpenSpiel baseline (`Env.bench_baseline`, when
     installed) and the ratio of the best row to it, in deals or decisions per CPU-second.
     `baselines` (OpenSpiel game -> its figures) keeps a baseline measured for one game of a
-    run for the next game that names it."""
+    run for the next game that names it. `stream`: also whole matches through the public
+    rollout on the largest batch's lanes (`bench_stream`) and their rate against that row's
+    steady state."""
     env = kanjax.make(game, **flags)
     rows = [bench_batch(env, b, min_seconds=min_seconds) for b in batches]
     result = {"game": game, "flags": flags, "device": jax.devices()[0].platform,
               "cpus": process_cpus(), "rows": rows}
+    if stream:
+        result["stream"] = bench_stream(env, batches[-1])
+        result["stream"]["vs_steady_state"] = round(
+            result["stream"]["steps_per_cpu_second"] / rows[-1]["steps_per_cpu_second"], 3)
     if env.bench_kernels:
         module, function = env.bench_kernels.split(":")
         result["kernels"] = getattr(importlib.import_module(module), function)(
@@ -181,13 +205,15 @@ def bench_games(
     batches: tuple[int, ...] = (1, 64, 1024, 4096),
     min_seconds: float = 2.0,
     baseline: bool = True,
+    stream: bool = False,
     **flags,
 ) -> dict:
     """`bench` for each game in one run, each with its own baseline (one measured once where
     games share it), plus each game's best card plays per CPU-second relative to the first
     game's that has them (`card_plays_vs`; games that play no cards to tricks left out)."""
     baselines: dict[str, dict | None] = {}
-    results = [bench(g, batches, min_seconds, baseline, baselines, **flags) for g in games]
+    results = [bench(g, batches, min_seconds, baseline, baselines, stream, **flags)
+               for g in games]
     best = {r["game"]: _best_card_plays(r) for r in results}
     counted = {g: x for g, x in best.items() if x}
     first = next(iter(counted), None)
@@ -226,6 +252,12 @@ def format_bench(result: dict) -> str:
         )
     if any(r["card_plays_per_cpu_second"] is None for r in result["rows"]):
         lines.append("plays/CPU-s: - (the game plays no cards to tricks)")
+    if "stream" in result:
+        st = result["stream"]
+        lines.append(f"public rollout (make_stream, {st['games']} matches on {st['lanes']} "
+                     f"lanes, start to end): {st['steps_per_cpu_second']} steps/CPU-s = "
+                     f"{st['vs_steady_state']:.2f}x the steady state (compile "
+                     f"{st['compile_seconds']:.2f} s)")
     for k in result.get("kernels", ()):
         lines.append(f"kernel {k['kernel']}: {k['checks_per_cpu_second']:,} checks/CPU-s "
                      f"(batch {k['batch']})")

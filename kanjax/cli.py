@@ -92,7 +92,7 @@ def _cmd_bench(args) -> None:
     if args.compare:
         return _bench_compare(args, games)
     result = bench_games(games, args.batches or DEFAULT_BATCHES, args.seconds,
-                         not args.no_baseline, **set_flags(args.set))
+                         not args.no_baseline, args.rollout, **set_flags(args.set))
     print(json.dumps(result) if args.json else format_bench_games(result))
 
 
@@ -271,6 +271,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--cpus", type=non_negative_int, default=1,
                    help="run on this many CPUs (XLA's threads follow; 0: all). Per CPU-second, "
                         "XLA is most efficient on one, like the one-thread baseline")
+    p.add_argument("--rollout", action="store_true",
+                   help="also whole matches through the public rollout (rollout.make_stream, "
+                        "8 a lane on the last batch's lanes) against the steady state")
     p.add_argument("--compare", metavar="REF",
                    help="A/B against the git commit REF (a worktree of it): both trees' "
                         "random play alternating in fresh processes, ratios of the medians; "

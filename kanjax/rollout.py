@@ -199,6 +199,9 @@ def make_rollout(
     return jax.jit(run)
 
 
+TAIL = 8  # `make_stream` finishes its last matches on 1/TAIL of its lanes
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class Played:
@@ -222,7 +225,10 @@ def make_stream(
     `game_key(key, first + g)`, seated by `seating[g]`), played through `lanes` lanes with
     auto reset: a lane whose match ends records its results and starts the next unplayed
     match in place (`env.init` only in those lanes), so no lane waits for the batch's slowest
-    match and the run keeps its steady-state speed until the last `lanes` matches."""
+    match and the run keeps its steady-state speed until the last `lanes` matches. Where
+    there are more matches than lanes, the last ones finish on `lanes // TAIL` lanes once
+    no more are to start and few enough are left (a few long matches, Konkan's, would
+    otherwise keep every lane stepping: a second compile of the step, at that width)."""
     if callable(policies):
         policies = (policies,)
     policies = tuple(policies)
@@ -267,12 +273,25 @@ def make_stream(
             fresh = ended & (lane_game < games)
             nxt, gkeys, seats = update_lanes(
                 fresh, lambda _old, g: start(g), (nxt, gkeys, seats), lane_game,
-                max(8, width // 16))
+                max(4, lane_game.shape[0] // 256))
             returns = jnp.where(ended[:, None], 0.0, returns)
             upcoming = upcoming + jnp.sum(ended, dtype=jnp.int32)
             return nxt, gkeys, seats, lane_game, returns, upcoming, out
 
-        return jax.lax.while_loop(lambda c: jnp.any(c[3] < games), body, carry0)[-1]
+        def playing(carry):
+            return jnp.any(carry[3] < games)
+
+        narrow = width // TAIL
+        if games > width and narrow >= 8:  # the tail on fewer lanes (a second compile)
+            def wide(carry):
+                left = jnp.sum(carry[3] < games)
+                return playing(carry) & ((carry[5] < games) | (left > narrow))
+
+            carry = jax.lax.while_loop(wide, body, carry0)
+            active = carry[3] < games
+            keep = jnp.nonzero(active, size=narrow, fill_value=jnp.argmin(active))[0]
+            carry0 = (*jax.tree.map(lambda x: x[keep], carry[:5]), *carry[5:])
+        return jax.lax.while_loop(playing, body, carry0)[-1]
 
     return jax.jit(run)
 

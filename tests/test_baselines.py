@@ -94,3 +94,12 @@ def test_bench_without_openspiel_says_so(monkeypatch):
     result = bench.bench_games(["gonin_kan", "whist"], batches=(1,), min_seconds=0.01)
     assert [r["baseline"] for r in result["games"]] == [None, None]
     assert bench.format_bench_games(result).count("OpenSpiel not installed") == 2
+
+
+def test_issue_45_bench_rollout_times_whole_matches_through_the_public_rollout():
+    result = bench.bench("whist", batches=(8,), min_seconds=0.01, baseline=False, stream=True)
+    st = result["stream"]
+    assert st["lanes"] == 8 and st["games"] == 64 and st["steps_per_cpu_second"] > 0
+    assert st["vs_steady_state"] == round(
+        st["steps_per_cpu_second"] / result["rows"][0]["steps_per_cpu_second"], 3)
+    assert "public rollout (make_stream, 64 matches on 8 lanes" in bench.format_bench(result)

@@ -3,6 +3,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 import kanjax
 from kanjax.bots import make_heuristic, uniform_random
@@ -84,13 +85,15 @@ def test_issue_45_a_batched_step_computes_the_policy_once():
     assert compiled.count(" count-leading-zeros(") == 1
 
 
-def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move():
-    """`make_stream` (auto reset: `lanes` lanes, a finished match's lane starts the next one)
-    plays exactly the games of `make_rollout`, results by game index."""
+@pytest.mark.parametrize("games, lanes", [(11, 4), (70, 64)])  # 70 on 64: a tail on 8
+def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move(games, lanes):
+    """`make_stream` (auto reset: `lanes` lanes, a finished match's lane starts the next one;
+    the last matches on `lanes // TAIL` lanes) plays exactly the games of `make_rollout`,
+    results by game index."""
     from kanjax.rollout import make_rollout, make_stream
 
     env = kanjax.make("gonin_kan", n_rounds=1)
-    games, key = 11, jax.random.PRNGKey(5)
+    key = jax.random.PRNGKey(5)
     seating = jax.random.randint(jax.random.PRNGKey(6), (games, env.num_players), 0, 2)
     policies = (uniform_random, first_legal)
 
@@ -98,7 +101,7 @@ def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move():
         return (env.deal_done(after) & (after.step_count != before.step_count)).astype(jnp.int32)
 
     want = make_rollout(env, policies, deals)(key, seating, 3)
-    got = make_stream(env, policies, deals, lanes=4)(key, seating, 3)
+    got = make_stream(env, policies, deals, lanes=lanes)(key, seating, 3)
     np.testing.assert_array_equal(np.asarray(got.returns), np.asarray(want.returns))
     np.testing.assert_array_equal(np.asarray(got.steps), np.asarray(want.steps))
     np.testing.assert_array_equal(np.asarray(got.truncated), np.asarray(want.state.truncated))
