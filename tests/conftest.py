@@ -11,6 +11,8 @@ first): a re-run starts warm, and `pytest --cache-clear` empties it.
 from __future__ import annotations
 
 import os
+from fnmatch import fnmatch
+from pathlib import Path
 
 import jax
 import pytest
@@ -24,6 +26,27 @@ from tests.view.browser import browser  # noqa: F401 (the fixture: headless Chro
 QUICK_XLA = ("--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
              " --xla_cpu_use_fusion_emitters=false")
 os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {QUICK_XLA}".strip()
+
+
+# The fast tier (`pytest -m fast`, under 3 minutes on 2 cores): conformance, the rules'
+# scenarios and references, the CLI's bad input and records, and a few differential matches
+# of every game (tests/test_fast_differential.py, in this tier only).
+FAST = ("tests/test_conformance.py", "tests/test_cli_errors.py", "tests/test_records_cli.py",
+        "tests/test_cards.py", "tests/test_trick.py", "tests/test_meld.py",
+        "tests/test_fast_differential.py", "tests/games/*/test_reference.py",
+        "tests/games/*/test_engine_scenarios.py", "tests/games/gonin_kan/test_engine.py",
+        "tests/games/yonin_kan/test_engine.py", "tests/games/gambari_kan/test_engine.py",
+        "tests/games/whist/test_engine.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        if item.get_closest_marker("slow"):
+            continue
+        path = Path(str(item.fspath)).relative_to(root).as_posix()
+        if item.get_closest_marker("fast_only") or any(fnmatch(path, p) for p in FAST):
+            item.add_marker(pytest.mark.fast)
 
 
 def pytest_configure(config: pytest.Config) -> None:
