@@ -152,6 +152,11 @@ def play_batch(
     return env.step_batch(states, actions, skeys), actions
 
 
+def _as_tuple(policies: Sequence[Policy] | Policy) -> tuple[Policy, ...]:
+    """One policy or several, as a tuple."""
+    return (policies,) if callable(policies) else tuple(policies)
+
+
 def make_rollout(
     env: Env,
     policies: Sequence[Policy] | Policy = uniform_random,
@@ -166,9 +171,7 @@ def make_rollout(
     loops until the slowest game is done. `stats_fn(before, after)` (per game) is summed over
     all steps of all games, e.g. to tally how deals end.
     """
-    if callable(policies):
-        policies = (policies,)
-    policies = tuple(policies)
+    policies = _as_tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 
     def run(key: Array, seating: Array, first: Array | int = 0) -> Rollout:
@@ -229,9 +232,7 @@ def make_stream(
     there are more matches than lanes, the last ones finish on `lanes // TAIL` lanes once
     no more are to start and few enough are left (a few long matches, Konkan's, would
     otherwise keep every lane stepping: a second compile of the step, at that width)."""
-    if callable(policies):
-        policies = (policies,)
-    policies = tuple(policies)
+    policies = _as_tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 
     def run(key: Array, seating: Array, first: Array | int = 0) -> Played:
