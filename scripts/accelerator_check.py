@@ -40,7 +40,7 @@ SIZES = {
 }
 
 
-def step_tests(sizes: dict, out: Path) -> dict:
+def step_tests() -> dict:
     done = subprocess.run([sys.executable, "-m", "pytest", "-m", "gpu", "-n", "0",
                            "-p", "no:cacheprovider", "tests/test_device.py"],
                           cwd=ROOT, capture_output=True, text=True)
@@ -51,7 +51,7 @@ def step_tests(sizes: dict, out: Path) -> dict:
     return {"passed": int(passed.group(1)), "summary": tail[0]}
 
 
-def step_bench(sizes: dict, out: Path, games: list[str]) -> dict:
+def step_bench(sizes: dict, games: list[str]) -> dict:
     from kanjax.bench import bench_games
 
     result = bench_games(games, sizes["batches"], sizes["seconds"], baseline=False)
@@ -60,7 +60,7 @@ def step_bench(sizes: dict, out: Path, games: list[str]) -> dict:
         for row in r["rows"]] for r in result["games"]}}
 
 
-def step_search(sizes: dict, out: Path) -> dict:
+def step_search(sizes: dict) -> dict:
     from solvers import api
     from solvers.bench import whist_positions
 
@@ -140,9 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     steps: dict[str, Callable[[], dict]] = {
-        "tests": lambda: step_tests(sizes, out),
-        "bench": lambda: step_bench(sizes, out, games),
-        "search": lambda: step_search(sizes, out),
+        "tests": step_tests,
+        "bench": lambda: step_bench(sizes, games),
+        "search": lambda: step_search(sizes),
         "tournament": lambda: step_tournament(sizes, out, args.dry_run),
     }
     report = {"device": f"{device.platform}: {device.device_kind}", "dry_run": args.dry_run,
