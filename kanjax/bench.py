@@ -22,7 +22,7 @@ import numpy as np
 import kanjax
 from kanjax.api import Array, Env
 from kanjax.bots import uniform_random
-from kanjax.jaxutil import tree_where
+from kanjax.jaxutil import update_lanes
 from kanjax.rollout import game_key, make_stream, play_batch
 
 
@@ -58,33 +58,39 @@ def card_played(env: Env, state, action: Array) -> Array:
 
 
 def _scan_fn(env: Env, steps: int) -> Callable:
-    """A jitted `(states, gkeys, epoch) -> (states, deals, plays)`: restart finished games, then
-    play `steps` random steps in every game (a scan over batched steps, `play_batch`),
-    counting finished deals and card plays per game."""
+    """A jitted `(states, gkeys, epoch) -> (states, decisions, deals, plays)`: `steps` random
+    steps of every lane (a scan over batched steps, `play_batch`), a lane whose match ends
+    starting a fresh one at once (keyed by `epoch` and the step; `env.init` only in those
+    lanes, `update_lanes`), so every lane decides at every step; per lane, the decisions
+    taken, finished deals and card plays."""
 
     def run(states, gkeys, epoch):
-        fresh = jax.vmap(env.init)(jax.vmap(lambda k: jax.random.fold_in(k, epoch))(gkeys))
-        states = jax.vmap(tree_where)(states.terminated | states.truncated, fresh, states)
         seating = jnp.zeros((gkeys.shape[0], env.num_players), jnp.int32)
+        size = max(8, gkeys.shape[0] // 64)
 
-        def body(carry, _):
-            s, deals, plays = carry
+        def body(carry, t):
+            s, decisions, deals, plays = carry
             nxt, action = play_batch(env, (uniform_random,), s, gkeys, seating)
             moved = ~(s.terminated | s.truncated)
             played = moved & card_played(env, s, action)
-            return (nxt, deals + (env.deal_done(nxt) & moved), plays + played), None
+            dealt = env.deal_done(nxt) & moved
+            fresh = jax.vmap(lambda k: jax.random.fold_in(k, epoch * steps + t))(gkeys)
+            nxt = update_lanes(nxt.terminated | nxt.truncated, lambda _s, k: env.init(k),
+                               nxt, fresh, size)
+            return (nxt, decisions + moved, deals + dealt, plays + played), None
 
         zeros = jnp.zeros(gkeys.shape[0], jnp.int32)
-        (states, deals, plays), _ = jax.lax.scan(
-            body, (states, zeros, zeros), None, length=steps
-        )
-        return states, deals, plays
+        (states, decisions, deals, plays), _ = jax.lax.scan(
+            body, (states, zeros, zeros, zeros), jnp.arange(steps))
+        return states, decisions, deals, plays
 
     return jax.jit(run)
 
 
 def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0) -> dict:
-    """Compile time and random-play throughput of `env` at one batch size."""
+    """Compile time and random-play throughput of `env` at one batch size, in the steady
+    state: every lane decides at every step (a finished match restarts at once), and `steps`
+    counts those decisions (a lane idle at the end of its match would count as none)."""
     key = jax.random.PRNGKey(batch)
     gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(batch))
     init = jax.jit(jax.vmap(env.init))
@@ -92,18 +98,18 @@ def bench_batch(env: Env, batch: int, steps: int = 128, min_seconds: float = 2.0
     fn = _scan_fn(env, steps)
     with Clock() as compile_clock:
         compiled = fn.lower(states, gkeys, jnp.int32(0)).compile()
-    states, _, _ = compiled(states, gkeys, jnp.int32(0))  # warm-up
+    states = compiled(states, gkeys, jnp.int32(0))[0]  # warm-up
     jax.block_until_ready(states)
-    deals = plays = calls = 0
+    total_steps = deals = plays = calls = 0
     with Clock() as clock:
         while True:
             calls += 1
-            states, d, p = compiled(states, gkeys, jnp.int32(calls))
+            states, n, d, p = compiled(states, gkeys, jnp.int32(calls))
+            total_steps += int(n.sum())
             deals += int(d.sum())
             plays += int(p.sum())
             if time.perf_counter() - clock.wall0 >= min_seconds:
                 break
-    total_steps = calls * steps * batch
     return {
         "engine": "kanjax",
         "game": env.name,

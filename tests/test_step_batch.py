@@ -10,7 +10,7 @@ import kanjax
 from kanjax.api import Env
 from kanjax.bots import uniform_random
 from kanjax.rollout import choose, game_key
-from tests.games.da_bai_fen.cases import DEFAULT
+from tests.games.da_bai_fen.cases import DEFAULT, JILIN, MASKED, MIXED
 
 SAME = 12  # lanes 0..SAME-1 play the same game: they end their deals in the same steps
 BATCH = 24  # step_batch deals max(8, 24 // 16) = 8 lanes at a time: SAME lanes need 2 trips
@@ -76,3 +76,16 @@ def test_whist_step_batch_is_vmap_step():
     assert type(env).step_batch is Env.step_batch
     _, diff, _ = trajectories(env, 60, batch=16)
     assert diff.sum() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flags", [MIXED, MASKED, JILIN], ids=["mixed", "masked", "jilin"])
+def test_issue_45_dbf_common_step_is_the_whole_step_in_every_variant(flags):
+    """`DbfEnv.step_batch` takes the common steps in one routine (`_common_step`) and the
+    rest whole: bit for bit `vmap(step)` in the variants whose rules it reads (the pickup of
+    V11, "mask" multi-leads, Dun, the hook). The default run covers DEFAULT here and these
+    variants against the reference (tests/games/da_bai_fen/test_differential.py)."""
+    env = kanjax.make("da_bai_fen", **flags)
+    _, diff, dealt = trajectories(env, 300)
+    assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
+    assert dealt.sum() > BATCH

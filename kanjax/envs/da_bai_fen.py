@@ -1,6 +1,6 @@
 """Da Bai Fen (打百分), the whole game as a jittable JAX environment (`kanjax.make("da_bai_fen")`).
 
-Rules: /work/shared/rules/da_bai_fen.md (DBF-1..43, V1..V13); vocabulary (card ids, action
+Rules: the Da Bai Fen rules (DBF-1..43, V1..V13); vocabulary (card ids, action
 ids, phases, outcomes, location codes, `DbfConfig`): `kanjax.envs.dbf_spec`. The decisions the
 rules leave to the implementer are those of `kanjax.reference.da_bai_fen`'s docstring.
 
@@ -20,8 +20,16 @@ State (`DbfState`, a `MatchState`):
   exposed card, cards drawn, kitty cards turned, the final-pass and claim indices, the trick
   (number, leader, plays, cards per play, led suit, Dun, best strength and player), points and
   protected points, levels, the last hand's outcome, hook and points, the winner, and the
-  step flags deal_done / turn_done; `_w` int32: P, the kitty bonus, hands played, deals dealt.
+  step flags deal_done / turn_done, each seat's first draw of a card it may expose (`first`);
+  `_w` int32: P, the kitty bonus, hands played, deals dealt.
 - `_last` int8[6]: the last ended hand's kitty.
+- `_eff`, `_str` int8[54]: the hand's card tables (effective suit, strength: `shengji.tables`
+  of R and T), written with every state so that a step need not recompute them.
+
+Batched steps (`step_batch`): the common steps of play (a pass in the exposure, a discard
+pick, a lead's pick, a play of one card, an invalid multi-lead's penalty) are one routine of a
+few passes over the cards (`_common_step`); the rest (about a tenth of the lanes in random
+play) take the whole step a few lanes at a time, and the lanes whose hand ended deal the next.
 """
 
 from __future__ import annotations
@@ -57,9 +65,13 @@ HEAD = [(k, None) for k in (
     "turned", "fidx", "cidx", "tno", "tleader", "nplays", "n", "led", "dun", "best_s",
     "best_p", "protected", "outcome", "hook", "lprot", "winner", "deal_done", "turn_done",
     "cur", "nskip", "nkind", "nstarter", "ndecl", "took")] + [
-    ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS)]
+    ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS), ("first", 4)]
 WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
 LAYOUT = Layout(HEAD, WIDE)
+CARD_TABLES = ("eff", "str")
+# `step_batch`: the share of lanes taken at a time by the whole step and by the dealing
+# (random play: about 15% and 7% of the lanes a step; one trip of the loop in most steps)
+WHOLE_SHARE, DEAL_SHARE = 1 / 32, 3 / 32  # the hand's card tables in the working state (`_tables`)
 
 
 @register_state
@@ -69,6 +81,8 @@ class DbfState(MatchState):
     _picked: Array
     _by: Array
     _skip: Array
+    _eff: Array
+    _str: Array
 
 
 tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
@@ -102,7 +116,12 @@ class DbfEnv(MatchEnv):
         return isinstance(other, DbfEnv) and other.config == self.config
 
     # ---- the hand's tables --------------------------------------------------------------
-    def _tables(self, g):
+    def _tables(self, g, stored: bool = False):
+        """(trump, effective suit, strength) per card: `stored` (static), the hand's as the
+        state keeps them (`_eff`, `_str`: `_pack` writes them from R and T, which a common
+        step never changes); else from R and T."""
+        if stored:
+            return g["eff"] == TRUMP, g["eff"], g["str"]
         return tables(g["R"], g["T"], self.config.yuan_zhu)
 
     def _expo_rank(self, g, seat):
@@ -116,18 +135,22 @@ class DbfEnv(MatchEnv):
         return jnp.where(place < drawn, owner, jnp.where(place >= ds.NUM_DRAWN, ds.LOC_KITTY,
                                                          ds.LOC_DECK))
 
-    def _scan(self, g, place, k0, j0):
+    def _first_draws(self, g, place):
+        """Each seat's first draw of a card it may expose (99: none), one reduction: fixed
+        for the hand by its deck order (`g["first"]`, which `_scan` reads)."""
+        owner = (g["starter"] + place) % 4
+        seats = jnp.arange(4)
+        ok = ((place < ds.NUM_DRAWN)[:, None] & (owner[:, None] == seats)
+              & (jnp.asarray(PRANK)[:, None] == self._expo_rank(g, seats)))
+        return jnp.min(jnp.where(ok, place[:, None], 99), axis=0)
+
+    def _scan(self, g, k0, j0):
         """The next exposure decision from draw k0 (or, past the draw, final-pass index j0):
         (g, found). Not found: the exposure is over (drawn = 48)."""
         S = g["starter"]
-        owner = (S + place) % 4
-        dealt = place < ds.NUM_DRAWN
         seats = jnp.arange(4)
-        # each seat's first draw of a card it may expose (99: none), one reduction
-        ok = (dealt[:, None] & (owner[:, None] == seats)
-              & (jnp.asarray(PRANK)[:, None] == self._expo_rank(g, seats)))
-        first = jnp.min(jnp.where(ok, place[:, None], 99), axis=0)
-        # its next draw from k0 on (its draws are those of its residue mod 4)
+        first = g["first"]
+        # each seat's next draw from k0 on (its draws are those of its residue mod 4)
         m = jnp.maximum(k0, first)
         k = m + ((seats - S) % 4 - m) % 4
         best = jnp.min(jnp.where(first < 99, k, 99))
@@ -165,7 +188,8 @@ class DbfEnv(MatchEnv):
         g["declaring"] = jnp.where(later, g["declaring"], -1)
         g["R"] = jnp.where(first, self.config.start_level,
                            jnp.where(later, g["lev"][jnp.clip(g["declaring"], 0, 1)], -1))
-        g, found = self._scan(g, place, jnp.int32(0), jnp.int32(0))
+        g["first"] = self._first_draws(g, place)
+        g, found = self._scan(g, jnp.int32(0), jnp.int32(0))
         loc = self._draw_loc(g, place, g["drawn"])
         w = (g, loc, place, jnp.zeros(N, bool), jnp.full(N, -1, jnp.int32))
         return self._after_exposure(w, ~found)
@@ -313,15 +337,21 @@ class DbfEnv(MatchEnv):
         won_rank = jnp.where(g["dun"] > 0, prank[jnp.argmax(wins)], prank[by_card])
         hook = (self.config.jilin_hook & (g["R"] == ds.LEVEL_J) & (team != g["declaring"])
                 & (won_rank == ds.RANK_J))
+        g, loc = self._next_trick(g, loc, in_trick, do, last, win, team)
+        return self._score((g, loc, place, picked, by), do & last, team, hook)
+
+    @staticmethod
+    def _next_trick(g, loc, in_trick, do, last, win, team):
+        """Where `do`: the trick's cards to the winning team's won pile, and (unless it was
+        the `last`) the next trick led by its winner."""
         loc = jnp.where(do & in_trick, ds.LOC_WON + team, loc)
-        g["tno"] = jnp.where(do, g["tno"] + 1, g["tno"])
+        g = dict(g, tno=jnp.where(do, g["tno"] + 1, g["tno"]))
         nxt = do & ~last
         g["nplays"] = jnp.where(nxt, 0, g["nplays"])
         g["tleader"] = jnp.where(nxt, win, g["tleader"])
         g["cur"] = jnp.where(nxt, win, g["cur"])
         g["dun"] = jnp.where(nxt, 0, g["dun"])
-        w = (g, loc, place, picked, by)
-        return self._score(w, do & last, team, hook)
+        return g, loc
 
     # ---- scoring (DBF-29..37, V3..V5, V12, V13) ----------------------------------------------
     def _table(self, P):
@@ -420,17 +450,32 @@ class DbfEnv(MatchEnv):
         return (g, loc, place, picked, by)
 
     @staticmethod
+    def _mat_slots(g, *values):
+        """(the slots `g`, `values` as int32) computed once (`jaxutil.materialize`), before
+        the card arrays are written with them: XLA on CPU would otherwise inline their scalar
+        chains into each of the 54 cards of every such write."""
+        keys = [k for k in g if k not in CARD_TABLES]
+        parts = [jnp.asarray(g[k], jnp.int32).reshape(-1) for k in keys]
+        parts += [jnp.asarray(v, jnp.int32).reshape(-1) for v in values]
+        flat = jaxutil.materialize(jnp.concatenate(parts))
+        out, at = {k: g[k] for k in CARD_TABLES if k in g}, 0
+        for k, x in zip(keys, parts, strict=False):
+            out[k] = flat[at] if jnp.ndim(g[k]) == 0 else flat[at:at + x.shape[0]]
+            at += x.shape[0]
+        return out, flat[at:]
+
+    @staticmethod
     def _mat(w):
         """The working state `w` computed once (`jaxutil.materialize`). Measured: once before
         the legal mask is best; once more after each stage of the step costs more than the
         inlining it saves."""
         g, loc, place, picked, by = w
-        keys = list(g)
+        keys = [k for k in g if k not in CARD_TABLES]
         parts = [jnp.asarray(g[k], jnp.int32).reshape(-1) for k in keys]
         sizes = [x.shape[0] for x in parts]
         flat = jaxutil.materialize(jnp.concatenate(
             parts + [loc, picked.astype(jnp.int32), by]))
-        out, at = {}, 0
+        out, at = {k: g[k] for k in CARD_TABLES if k in g}, 0
         for k, n in zip(keys, sizes, strict=True):
             out[k] = flat[at] if jnp.ndim(g[k]) == 0 else flat[at:at + n]
             at += n
@@ -443,7 +488,7 @@ class DbfEnv(MatchEnv):
                                                              jnp.int32),
                  lpts=jnp.zeros(2, jnp.int32), tw=jnp.full(NUM_TRICKS, -1, jnp.int32),
                  P=jnp.int32(-1), kb=jnp.zeros(2, jnp.int32), hands_played=jnp.int32(0),
-                 dealt=jnp.int32(0))
+                 dealt=jnp.int32(0), first=jnp.full(4, 99, jnp.int32))
         g.update(kind=jnp.int32(ds.FIRST_HAND), starter=jnp.int32(self.config.first_starter),
                  declaring=jnp.int32(-1), outcome=jnp.int32(ds.NO_OUTCOME),
                  winner=jnp.int32(-1), leader=jnp.int32(-1), exposer=jnp.int32(-1),
@@ -461,11 +506,12 @@ class DbfEnv(MatchEnv):
             _h=jnp.zeros(LAYOUT.head_size, jnp.int8), _w=jnp.zeros(LAYOUT.wide_size, jnp.int32),
             _last=jnp.full(ds.KITTY_SIZE, -1, jnp.int8), _place=jnp.zeros(N, jnp.int8),
             _picked=jnp.zeros(N, bool), _by=jnp.full(N, -1, jnp.int8),
-            _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8))
+            _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8), _eff=jnp.zeros(N, jnp.int8),
+            _str=jnp.zeros(N, jnp.int8))
         return self._pack(s, w)
 
     def _unpack(self, s: DbfState):
-        g = LAYOUT.unpack(s)
+        g = dict(LAYOUT.unpack(s), eff=s._eff.astype(jnp.int32), str=s._str.astype(jnp.int32))
         return (g, s._loc.astype(jnp.int32), s._place.astype(jnp.int32), s._picked,
                 s._by.astype(jnp.int32))
 
@@ -475,6 +521,8 @@ class DbfEnv(MatchEnv):
         inline the step's whole scalar chain into every element of the legal mask), its legal
         mask and the other fields given."""
         g, loc, place, picked, by = self._mat(w)
+        _, eff, strength = self._tables(g)
+        s = s.replace(_eff=eff.astype(jnp.int8), _str=strength.astype(jnp.int8))
         g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
         h, wide = LAYOUT.pack(g)
         s = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8),
@@ -489,17 +537,37 @@ class DbfEnv(MatchEnv):
         return s.replace(legal_action_mask=self._legal(s))
 
     def _step(self, s: DbfState, action: Array, key: Array | None) -> DbfState:
-        w = self._unpack(s)
+        w, a = self._begin(s), action
+        phase = w[0]["phase"]
+        w = self._exposure(w, phase, a)
+        w = self._discard(w, phase, a)
+        # claims
+        g = dict(w[0])
+        in_claim = phase == ds.PHASE_CLAIM
+        w = self._claims((g,) + w[1:], in_claim & (a == ds.PASS), g["cidx"] + 1)
+        w = self._end_hand(w, in_claim & (a == ds.CLAIM), ds.CLAIMED)
+        w = self._play(w, phase, a)
+        g, loc = w[0], w[1]
+        # rewards at the game's end
+        over = (g["phase"] == ds.PHASE_OVER) & (g["deal_done"] > 0)
+        team = jnp.arange(4) % 2
+        rew = jnp.where(g["winner"] < 0, 0.0, jnp.where(team == g["winner"], 1.0, -1.0))
+        rewards = jnp.where(over, rew, 0.0).astype(jnp.float32)
+        need = (g["deal_done"] > 0) & ~over
+        last = jnp.where(need | over, self._kitty_record(loc), s._last)
+        nxt = self._pack(s, w, rewards=rewards, terminated=over, last=last,
+                         skip=jnp.full((MAX_SKIP, N), -1, jnp.int8))
+        if key is None:
+            return nxt
+        return tree_where(need, self._redeal(nxt, key), nxt)
+
+    def _exposure(self, w, phase, a):
+        """An exposure decision (DBF-12, 13, 22): `expose S` ends the draw, a `pass` moves
+        the draw on to the next seat that may expose, or ends it (`_scan`); at its end the
+        kitty is turned or the open deal annulled, then picked up (`_after_exposure`)."""
         g, loc, place, picked, by = w
         g = dict(g)
-        g["deal_done"] = jnp.int32(0)
-        g["turn_done"] = jnp.int32(1)
-        g["nskip"] = jnp.int32(0)
-        phase, cur = g["phase"], g["cur"]
-        a = action
-        is_pick = a < ds.PLAY
-        card = jnp.clip(a, 0, N - 1)
-        # exposure decisions
+        cur = g["cur"]
         drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
         expose = drawing & (a >= ds.EXPOSE) & (a < ds.PASS)
         ecard = 13 * (a - ds.EXPOSE) + self._expo_rank(g, cur)
@@ -514,50 +582,219 @@ class DbfEnv(MatchEnv):
         fpass = (phase == ds.PHASE_FINAL_PASS) & (a == ds.PASS)
         k0 = jnp.where(dpass, g["drawn"], ds.NUM_DRAWN)
         j0 = jnp.where(fpass, g["fidx"] + 1, 0)
-        g2, found = self._scan(g, place, k0, j0)
+        g2, found = self._scan(g, k0, j0)
         scanning = dpass | fpass
         g = {k: jnp.where(scanning, g2[k], v) for k, v in g.items()}
         loc = jnp.where(scanning & found, self._draw_loc(g, place, g["drawn"]), loc)
-        w = (g, loc, place, picked, by)
-        w = self._after_exposure(w, expose | (scanning & ~found))
+        return self._after_exposure((g, loc, place, picked, by), expose | (scanning & ~found))
+
+    def _begin(self, s: DbfState):
+        """The working state of `s` at the start of a step (its step flags cleared)."""
+        g, loc, place, picked, by = self._unpack(s)
+        g = dict(g, deal_done=jnp.int32(0), turn_done=jnp.int32(1), nskip=jnp.int32(0))
+        return g, loc, place, picked, by
+
+    def _discard(self, w, phase, a):
+        """A kitty discard pick (DBF-17); the sixth lays the discards down, then the claims
+        (DBF-18)."""
         g, loc, place, picked, by = w
         g = dict(g)
-        # the discard
-        disc = (phase == ds.PHASE_DISCARD) & is_pick
-        picked = jnp.where(disc & (IDS == card), True, picked)
+        disc = (phase == ds.PHASE_DISCARD) & (a < ds.PLAY)
+        picked = jnp.where(disc & (IDS == a), True, picked)
         full = disc & (jnp.sum(picked) == ds.KITTY_SIZE)
         loc = jnp.where(full & picked, ds.LOC_KITTY, loc)
         picked = jnp.where(full, False, picked)
         g["turn_done"] = jnp.where(disc & ~full, 0, g["turn_done"])
-        w = self._claims((g, loc, place, picked, by), full, jnp.int32(0))
-        # claims
-        g = dict(w[0])
-        in_claim = phase == ds.PHASE_CLAIM
-        w = self._claims((g,) + w[1:], in_claim & (a == ds.PASS), g["cidx"] + 1)
-        w = self._end_hand(w, in_claim & (a == ds.CLAIM), ds.CLAIMED)
-        # play
+        return self._claims((g, loc, place, picked, by), full, jnp.int32(0))
+
+    def _play(self, w, phase, a):
+        """A pick or a `play` in trick play (DBF-20..28): a lead closes on `play`, a follow
+        on its n-th pick."""
         g, loc, place, picked, by = w
         g = dict(g)
         playing = phase == ds.PHASE_PLAY
-        ppick = playing & is_pick
-        picked = jnp.where(ppick & (IDS == card), True, picked)
+        ppick = playing & (a < ds.PLAY)
+        picked = jnp.where(ppick & (IDS == a), True, picked)
         following = g["nplays"] > 0
         closes = (ppick & following & (jnp.sum(picked) == g["n"])) | (playing & (a == ds.PLAY))
         g["turn_done"] = jnp.where(ppick & ~closes, 0, g["turn_done"])
-        w = self._close_play((g, loc, place, picked, by), closes)
-        g, loc, place, picked, by = w
-        # rewards at the game's end
-        over = (g["phase"] == ds.PHASE_OVER) & (g["deal_done"] > 0)
-        team = jnp.arange(4) % 2
-        rew = jnp.where(g["winner"] < 0, 0.0, jnp.where(team == g["winner"], 1.0, -1.0))
-        rewards = jnp.where(over, rew, 0.0).astype(jnp.float32)
-        need = (g["deal_done"] > 0) & ~over
-        last = jnp.where(need | over, self._kitty_record(loc), s._last)
-        nxt = self._pack(s, w, rewards=rewards, terminated=over, last=last,
-                         skip=jnp.full((MAX_SKIP, N), -1, jnp.int8))
-        if key is None:
-            return nxt
-        return tree_where(need, self._redeal(nxt, key), nxt)
+        return self._close_play((g, loc, place, picked, by), closes)
+
+    def _common_step(self, s: DbfState, action: Array) -> tuple[DbfState, Array]:
+        """`step` for the common steps, and which lanes it covers: (next state, common).
+        Common: a live game, a legal action, not the last step allowed, and one of
+        - a `pass` in the exposure after which another seat decides (DBF-13);
+        - a kitty discard pick (DBF-17), the sixth followed by the claims' first (DBF-18);
+        - a pick of a lead (with `invalid_multilead = "mask"` only its first);
+        - a play of one card that does not end the hand (DBF-20..26: a lead by `play` after
+          one pick, a follow of a one-card trick, and the trick's end but the last);
+        - (`invalid_multilead = "penalty"`) a multi-lead that DBF-23 refuses, ended by
+          DBF-24's penalty (the end of the match excepted); its kitty is recorded when the
+          next hand is dealt (`_dealt`).
+        Written for these cases only, from the hand's card tables the state keeps (`_eff`,
+        `_str`): a few reductions over the cards and a few passes, where the whole step
+        evaluates every stage (`step_batch` gives it the other lanes). With `jilin_dun` (V8)
+        trick play is never common."""
+        cfg = self.config
+        a = jnp.asarray(action, jnp.int32)
+        g = LAYOUT.unpack(s)
+        loc, picked, by = s._loc.astype(jnp.int32), s._picked, s._by.astype(jnp.int32)
+        eff, strength = s._eff.astype(jnp.int32), s._str.astype(jnp.int32)
+        phase, cur, nplays, tno = g["phase"], g["cur"], g["nplays"], g["tno"]
+        legal = (a >= 0) & (a < self.num_actions) & s.legal_action_mask[
+            jnp.clip(a, 0, self.num_actions - 1)]
+        card = jnp.clip(a, 0, N - 1)
+        is_card = a < ds.PLAY
+        # one reduction: how many cards are picked, their ids' sum (the card, if one) and
+        # effective suits' sum (a lead's picks share one)
+        sel = jnp.sum(jnp.where(picked, 1024 + IDS + (eff << 16), 0))
+        count, only = (sel >> 10) & 63, sel & 1023
+        # an exposure decision: the whole stage (the next seat's turn, or the draw's end)
+        drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
+        place = s._place.astype(jnp.int32)
+        g, loc = self._exposure((g, loc, place, picked, by), phase, a)[:2]
+        # the discard and trick play
+        leading = nplays == 0
+        playing = (phase == ds.PHASE_PLAY) & (not cfg.jilin_dun)
+        disc = (phase == ds.PHASE_DISCARD) & is_card
+        full = disc & (count + 1 == ds.KITTY_SIZE)
+        lead_pick = playing & leading & is_card
+        if cfg.invalid_multilead == "mask":
+            lead_pick = lead_pick & (count == 0)
+        close = playing & ((leading & (a == ds.PLAY) & (count == 1))
+                           | (~leading & is_card & (g["n"] == 1)))
+        # a lead of several cards (of one effective suit) that DBF-23 refuses: DBF-24's
+        # penalty ends the hand. The strengths held, as bit sets: the lead's, and the other
+        # hands' in its suit (one OR-reduction each)
+        pen, multi_led, multi_s = jnp.bool_(False), jnp.int32(0), jnp.int32(0)
+        if cfg.invalid_multilead == "penalty":
+            multi_led = (sel >> 16) // jnp.maximum(count, 1)
+            bit = jnp.left_shift(jnp.uint32(1), strength.astype(jnp.uint32))
+            others = (loc >= 0) & (loc < 4) & (loc != cur) & (eff == multi_led)
+            mine = jax.lax.reduce(jnp.where(picked, bit, 0), jnp.uint32(0), jax.lax.bitwise_or,
+                                  (0,))
+            held = jax.lax.reduce(jnp.where(others, bit, 0), jnp.uint32(0), jax.lax.bitwise_or,
+                                  (0,))
+            top_bit = 31 - jax.lax.clz(mine).astype(jnp.int32)
+            lowest = jaxutil.trailing_zeros(mine)
+            held_top = 31 - jax.lax.clz(held).astype(jnp.int32)  # -1: none
+            pen = (playing & leading & (a == ds.PLAY) & (count >= 2) & (held_top > lowest))
+            multi_s = jnp.where(multi_led == TRUMP, tk.TRUMP_BASE, tk.LED_BASE) + top_bit
+        pc = jnp.where(leading, only, card)  # the card played
+        led = jnp.where(leading, eff[pc], g["led"])
+        # DBF-26 for one card: a trump, a card of the led suit, or nothing
+        st = jnp.where(eff[pc] == TRUMP, tk.TRUMP_BASE + strength[pc],
+                       jnp.where(eff[pc] == led, tk.LED_BASE + strength[pc], 0))
+        better = leading | (st > g["best_s"])
+        ends = close & (nplays == 3)
+        win = jnp.where(better, cur, g["best_p"])
+        picks = (disc & ~full) | lead_pick
+        g = dict(g)
+        g["turn_done"] = jnp.where(picks, 0, 1)
+        g["deal_done"] = jnp.int32(0)
+        g["nskip"] = jnp.int32(0)
+        g["n"] = jnp.where(close & leading, 1, jnp.where(pen, count, g["n"]))
+        g["led"] = jnp.where(close, led, jnp.where(pen, multi_led, g["led"]))
+        g["dun"] = jnp.where((close | pen) & leading, 0, g["dun"])
+        g["best_s"] = jnp.where(close & better, st, jnp.where(pen, multi_s, g["best_s"]))
+        g["best_p"] = jnp.where(close, win, jnp.where(pen, cur, g["best_p"]))
+        g["nplays"] = jnp.where(ends, 0, nplays + (close | pen))
+        g["cur"] = jnp.where(ends, win, jnp.where(close | pen, (cur + 1) % 4, g["cur"]))
+        g["tleader"] = jnp.where(ends, win, g["tleader"])
+        g["tno"] = tno + ends
+        g["tw"] = jnp.where(ends & (jnp.arange(NUM_TRICKS) == tno), win, g["tw"])
+        g, v = self._mat_slots(g, picks, close, pc, 4 * tno + cur, ends, win % 2,
+                               jnp.where(close | full | pen, 0, count + picks), eff[card],
+                               full, self._expo_rank(g, g["cur"]), pen)
+        picks, close, ends, full = v[0] > 0, v[1] > 0, v[4] > 0, v[8] > 0
+        pc, mark, team, count, sel_eff, er, pen = v[2], v[3], v[5], v[6], v[7], v[9], v[10] > 0
+        # the cards
+        played = (close & (IDS == pc)) | (pen & picked)
+        picked = picked | ((picks | full) & (IDS == card))
+        loc = jnp.where(full & picked, ds.LOC_KITTY, jnp.where(played, ds.LOC_TRICK, loc))
+        picked = picked & ~close & ~full & ~pen
+        loc = jaxutil.materialize(loc)  # read by several passes below
+        by = jnp.where(played, mark, by)
+        in_trick = loc == ds.LOC_TRICK
+        in_hand = (loc >= 0) & (loc < 4)
+        # one reduction: after the sixth discard, each seat's trumps (4 bits a seat); else the
+        # trick's points, the cards in hand, the mover's cards of the led suit and the suits
+        # of his exposable cards (DBF-12, 13, 22)
+        mine = loc == g["cur"]
+        tally = jnp.sum(jnp.where(full, jnp.where(in_hand & (eff == TRUMP), 1 << (4 * loc), 0),
+                                  jnp.where(in_trick, jnp.asarray(POINTS), 0)
+                                  + jnp.where(in_hand, 256, 0)
+                                  + jnp.where(mine & (eff == g["led"]), 1 << 16, 0)
+                                  + jnp.where(mine & (jnp.asarray(PRANK) == er),
+                                              1 << (24 + jnp.asarray(PSUIT) % 4), 0)))
+        pts, in_hands, of_led = tally & 255, (tally >> 8) & 255, (tally >> 16) & 255
+        expose = ((tally >> (24 + jnp.arange(4))) & 1 > 0) & (
+            (g["phase"] == ds.PHASE_DRAW) | (g["phase"] == ds.PHASE_FINAL_PASS))
+        g["pts"] = jnp.where(ends & (jnp.arange(2) == team), g["pts"] + pts, g["pts"])
+        last = ends & (in_hands == 0)  # the hand's last trick: scored
+        loc = jnp.where(ends & in_trick, ds.LOC_WON + team, loc)
+        # the claims after the discard (DBF-18): the first seat from L without trumps
+        L = g["leader"]
+        seats = (L + jnp.arange(4)) % 4
+        none = (tally >> (4 * seats)) & 15 == 0
+        j = jnp.argmax(none)
+        claim = full & jnp.any(none)
+        g["phase"] = jnp.where(full, jnp.where(claim, ds.PHASE_CLAIM, ds.PHASE_PLAY),
+                               g["phase"])
+        g["cidx"] = jnp.where(claim, j, g["cidx"])
+        g["cur"] = jnp.where(full, jnp.where(claim, seats[j], L), g["cur"])
+        g["tleader"] = jnp.where(full & ~claim, L, g["tleader"])
+        g = self._end_hand((g, loc, place, picked, by), pen, ds.PENALTY)[0]
+        common = (legal & ~s.terminated & ~s.truncated & (s.step_count + 1 < self.max_steps)
+                  & (drawing | picks | full | close | pen) & ~last
+                  & (g["phase"] != ds.PHASE_OVER))
+        h, wide = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
+        _, new_eff, new_str = self._tables(g)  # R and T change where the draw ended
+        nxt = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _picked=picked,
+                        _eff=jnp.where(drawing, new_eff, eff).astype(jnp.int8),
+                        _str=jnp.where(drawing, new_str, strength).astype(jnp.int8),
+                        _by=by.astype(jnp.int8), current_player=g["cur"].astype(jnp.int8),
+                        _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8),
+                        step_count=s.step_count + 1)
+        mask = self._common_legal(g, loc, picked, eff, count, sel_eff, of_led > 0, expose)
+        return nxt.replace(legal_action_mask=mask), common
+
+    def _common_legal(self, g, loc, picked, eff, count, sel_eff, has_led, expose) -> Array:
+        """The legal mask after a common step (`_common_step`), `count` cards picked (all of
+        the effective suit `sel_eff`), `has_led` whether the mover holds the led suit and
+        `expose` the suits he may expose: as `_legal_from`, without Dun (V8) and the
+        follows of a multi-card trick (DBF-25)."""
+        phase = g["phase"]
+        hand = loc == g["cur"]
+        free = hand & ~picked
+        playing = phase == ds.PHASE_PLAY
+        leading = g["nplays"] == 0
+        lead = free & ((count == 0) | (eff == sel_eff))
+        follow = hand & (~has_led | (eff == g["led"]))
+        picks = jnp.where(playing, jnp.where(leading, lead, follow),
+                          free & (phase == ds.PHASE_DISCARD))
+        play = playing & leading & (count > 0)
+        claim = phase == ds.PHASE_CLAIM
+        passes = claim | (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
+        return jnp.concatenate([picks, play[None], expose, passes[None], claim[None]])
+
+    def step_batch(self, states: DbfState, actions: Array, keys: Array) -> DbfState:
+        """`jax.vmap(self.step)`, bit for bit: every lane takes the common step
+        (`_common_step`); the lanes it does not cover (about 9% in random play: the end of the
+        exposure, claims, valid multi-card plays, the last trick) take the whole step
+        without dealing, `WHOLE_SHARE` of the lanes at a time (`jaxutil.
+        update_lanes_batched`), and then the lanes whose hand ended deal the next
+        (`MatchEnv._deal_lanes`)."""
+        batch = actions.shape[0]
+        nxt, common = jax.vmap(self._common_step)(states, actions)
+
+        def whole(_nxt, lanes, _valid):
+            return jax.vmap(lambda s, a: self._template(s, a, None))(*lanes)
+
+        nxt, own = jaxutil.update_lanes_batched(
+            ~common, whole, (nxt, common), (states, actions),
+            max(8, int(batch * WHOLE_SHARE)))
+        return self._deal_lanes(nxt, own, keys, DEAL_SHARE)
 
     @staticmethod
     def _kitty_record(loc):
@@ -569,7 +806,9 @@ class DbfEnv(MatchEnv):
         return dict(g, kind=g["nkind"], starter=g["nstarter"], declaring=g["ndecl"])
 
     def _dealt(self, s: DbfState, key: Array) -> DbfState:
-        """`MatchEnv.step_batch`'s dealing in the lanes whose step ended a hand."""
+        """`MatchEnv.step_batch`'s dealing in the lanes whose step ended a hand (the ended
+        hand's kitty recorded here: a common step that ends a hand leaves it to this)."""
+        s = s.replace(_last=self._kitty_record(s._loc.astype(jnp.int32)))
         return self._seal(self._redeal(s, key))
 
     def _redeal(self, s: DbfState, key: Array) -> DbfState:
@@ -577,10 +816,22 @@ class DbfEnv(MatchEnv):
         from `key` and advanced to its first decision; open deals annulled at once (nobody
         can expose) are redealt, counted as hands (DBF-22, DBF-37)."""
         g0 = LAYOUT.unpack(s)
+        keys = list(g0)
+        sizes = [int(np.prod(jnp.shape(g0[k]))) for k in keys]
+
+        def flat(g):  # the slots as one vector: a loop carry of few arrays is cheaper
+            return jnp.concatenate([jnp.asarray(g[k], jnp.int32).reshape(-1) for k in keys])
+
+        def slots(v):
+            out, at = {}, 0
+            for k, n in zip(keys, sizes, strict=True):
+                out[k] = v[at] if jnp.ndim(g0[k]) == 0 else v[at:at + n]
+                at += n
+            return out
 
         def body(c):
-            i, g, _, skip, _, last = c
-            g = self._next_slots(g)
+            i, v, _, skip, _, last = c
+            g = self._next_slots(slots(v))
             w = self._deal_hand(g, jnp.where(i == 0, key, jax.random.fold_in(key, i)))
             g1, loc, place, picked, by = w
             again = g1["phase"] == ds.PHASE_DEAL
@@ -588,15 +839,14 @@ class DbfEnv(MatchEnv):
             skip = jnp.where(again & (jnp.arange(MAX_SKIP) == i)[:, None],
                              place.astype(jnp.int8)[None], skip)
             last = jnp.where(ended, self._kitty_record(loc), last)
-            g1 = {k: jnp.asarray(v).astype(jnp.int32) for k, v in g1.items()}
-            g1["dealt"] = g1["dealt"] + 1
-            return i + 1, g1, w[1:], skip, again, last
+            g1 = dict(g1, dealt=g1["dealt"] + 1)
+            return i + 1, flat(g1), w[1:], skip, again, last
 
         wt = (jnp.zeros(N, jnp.int32), jnp.zeros(N, jnp.int32), jnp.zeros(N, bool),
               jnp.zeros(N, jnp.int32))
-        init = (jnp.int32(0), g0, wt, s._skip, jnp.bool_(True), s._last)
-        i, g, rest, skip, _, last = jax.lax.while_loop(lambda c: c[4], body, init)
-        g = dict(g)
+        init = (jnp.int32(0), flat(g0), wt, s._skip, jnp.bool_(True), s._last)
+        i, v, rest, skip, _, last = jax.lax.while_loop(lambda c: c[4], body, init)
+        g = slots(v)
         over = g["phase"] == ds.PHASE_OVER
         g["nskip"] = i - 1
         g["deal_done"] = jnp.int32(1)
@@ -614,7 +864,7 @@ class DbfEnv(MatchEnv):
     def _legal_from(self, g, loc, picked) -> Array:
         cfg = self.config
         phase, cur = g["phase"], g["cur"]
-        trump, eff, strength = self._tables(g)
+        trump, eff, strength = self._tables(g, stored=True)
         hand = loc == cur
         prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
         # exposure: the mover's cards of his exposable rank (DBF-12/13/22)

@@ -99,8 +99,16 @@ class MatchEnv(Env):
         the lanes whose step ended a deal: the batch steps without dealing (`_step` with no
         key), then `update_lanes` deals in those lanes, max(8, B // 16) at a time."""
         nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
+        return self._deal_lanes(nxt, own, keys)
+
+    def _deal_lanes(self, nxt: MatchState, own: Array, keys: Array,
+                    share: float = 1 / 16) -> MatchState:
+        """The batch `nxt`, stepped without dealing (`_template` with no key; `own`: the
+        lanes where it was the game's own step), with the next deal dealt where a deal ended
+        and the match goes on, max(8, `share` x B) lanes at a time."""
         need = own & self._deal_done(nxt) & ~nxt.terminated
-        return jaxutil.update_lanes(need, self._dealt, nxt, keys, max(8, need.shape[0] // 16))
+        return jaxutil.update_lanes(need, self._dealt, nxt, keys,
+                                    max(8, int(need.shape[0] * share)))
 
     def ended_deal(self, state: MatchState, action: Array) -> MatchState:
         """`step` without the next deal (`_step` with no key): where `action` ends a deal,
