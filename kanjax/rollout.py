@@ -202,7 +202,111 @@ def make_rollout(
     return jax.jit(run)
 
 
-TAIL = 8  # `make_stream` finishes its last matches on 1/TAIL of its lanes
+TAIL = 8  # a stream finishes its last matches on 1/TAIL of its lanes (`stream_games`)
+
+
+def stream_games(
+    start: Callable[[Array], Any],
+    step: Callable[[Any, Array, Any], tuple[Any, Array, Any]],
+    result: Callable[[Any], Any],
+    games: int,
+    lanes: int,
+    acc: Any = None,
+    count: Array | int | None = None,
+    tail: bool = True,
+) -> tuple[Any, Any]:
+    """Auto reset, the one loop of `make_stream` and the tournament's chunks: games
+    0 .. `count` - 1 (default `games`) played through min(`lanes`, `games`) lanes. Returns
+    (each game's `result`, leading axis `games`: zeros for a game not played; the final
+    `acc`).
+
+    `start(g)`: game g's carry in a lane (one lane; g an int32 scalar, possibly `count` or
+    more: clamp it). `step(carry, active, acc)`: one step of every lane (leading axis: lane;
+    `active` bool[lanes]: the lanes playing a game, the others hold a finished one) ->
+    (carry, ended bool[lanes]: the games this step ended, acc). `result(carry)` (one lane):
+    what an ended game writes at its index. A lane whose game ends writes its result and
+    starts the next unplayed game in place (`_end_games`: `start` only in those lanes), so
+    no lane waits for the slowest game. With `tail`, more games than lanes and at least 64
+    lanes, the last games finish on lanes // `TAIL` lanes once none is left to start and
+    few enough are left (a few long matches would otherwise keep every lane stepping): a
+    second compile of `step`, at that width."""
+    count = games if count is None else count
+    width = min(lanes, games)
+    fill = max(4, width // 256)  # lanes started or written out at a time
+    one = jax.eval_shape(start, jnp.int32(0))
+    carry = jax.tree.map(lambda x: jnp.zeros((width, *x.shape), x.dtype), one)
+    out = jax.tree.map(lambda x: jnp.zeros((games, *x.shape), x.dtype),
+                       jax.eval_shape(result, one))
+
+    def body(loop: tuple) -> tuple:
+        carry, ended, lane_game, upcoming, out, acc = loop
+        carry, lane_game, upcoming, out = _end_games(ended, lane_game, upcoming, count, carry,
+                                                     out, start, result, fill)
+        active = lane_game < count
+        carry, ended, acc = step(carry, active, acc)
+        return carry, ended & active, lane_game, upcoming, out, acc
+
+    def playing(loop: tuple) -> Array:
+        return jnp.any(loop[1]) | jnp.any(loop[2] < count)
+
+    # every lane "ends" a game past the last one (nothing written) and starts game 0, 1, ...
+    loop = (carry, jnp.ones(width, bool), jnp.full(width, games, jnp.int32), jnp.int32(0),
+            out, acc)
+    narrow = width // TAIL
+    if tail and games > width and narrow >= 8:  # the tail on fewer lanes (a second compile)
+        def wide(loop: tuple) -> Array:
+            left = jnp.sum(loop[2] < count)
+            return playing(loop) & ((loop[3] < count) | (left > narrow))
+
+        loop = jax.lax.while_loop(wide, body, loop)
+        on = loop[2] < count  # playing or ended, to write
+        keep = jnp.nonzero(on, size=narrow, fill_value=jnp.argmin(on))[0]
+        loop = (*jax.tree.map(lambda x: x[keep], loop[:3]), *loop[3:])
+    return tuple(jax.lax.while_loop(playing, body, loop)[4:])
+
+
+def _end_games(ended: Array, lane_game: Array, upcoming: Array, count: Array | int,
+               carry: Any, out: Any, start: Callable[[Array], Any],
+               result: Callable[[Any], Any], size: int) -> tuple[Any, Array, Array, Any]:
+    """(`carry`, `lane_game`, `upcoming`, `out`) once each lane where `ended` (in lane order)
+    has written its game's `result` at the game's index (`lane_game`; none past the last)
+    and started the next game (`upcoming` on; `start` where it is < `count`, or the lane's
+    first game). The ended lanes are gathered `size` at a time, in a `while_loop` that makes
+    no trip on a step where no game ends (most steps), reading and updating the loop's own
+    carry, so XLA updates it in place (a copy of the lanes a step costs more than the step
+    where a lane holds a whole match's actions)."""
+    b = ended.shape[0]
+    size = min(size, b)
+    games = jax.tree.leaves(out)[0].shape[0]
+    n = jnp.sum(ended, dtype=jnp.int32)
+    order = jax.lax.cond(n > 0, lambda: jnp.nonzero(ended, size=b + size, fill_value=b)[0],
+                         lambda: jnp.full(b + size, b, jnp.int32))  # the ended lanes first
+
+    def trip(loop: tuple) -> tuple:
+        i, lane_game, carry, out = loop
+        idx = jax.lax.dynamic_slice(order, (i * size,), (size,))
+        valid = idx < b
+        at = jnp.where(valid, idx, b)  # out of range: dropped
+        old = jax.tree.map(lambda x: x[jnp.minimum(idx, b - 1)], carry)
+        slot = jnp.where(valid, lane_game[jnp.minimum(idx, b - 1)], games)
+        out = jax.tree.map(lambda o, r: o.at[slot].set(r, mode="drop"), out,
+                           jax.vmap(result)(old))
+        nxt = upcoming + i * size + jnp.arange(size, dtype=jnp.int32)
+        fresh = nxt < jnp.maximum(count, b)  # every lane starts a game (a copy past count)
+
+        def started() -> Any:
+            return jax.tree.map(lambda y, o: jnp.where(
+                fresh.reshape(-1, *[1] * (y.ndim - 1)), y, o), jax.vmap(start)(nxt), old)
+
+        # a lane with no next game keeps its last one, written back from the lanes read
+        # above (else XLA copies the carry twice a trip); `start` runs where one starts
+        rows = jax.lax.cond(jnp.any(valid & fresh), started, lambda: old)
+        carry = jax.tree.map(lambda x, r: x.at[at].set(r, mode="drop"), carry, rows)
+        return i + 1, lane_game.at[at].set(nxt, mode="drop"), carry, out
+
+    _, lane_game, carry, out = jax.lax.while_loop(
+        lambda c: c[0] * size < n, trip, (jnp.int32(0), lane_game, carry, out))
+    return carry, lane_game, upcoming + n, out
 
 
 @jax.tree_util.register_dataclass
@@ -226,73 +330,42 @@ def make_stream(
     """A jitted `(key, seating int32[G, num_players], first=0) -> Played`: the G matches of
     `make_rollout(...)(key, seating, first)`, the same games move for move (game g keyed
     `game_key(key, first + g)`, seated by `seating[g]`), played through `lanes` lanes with
-    auto reset: a lane whose match ends records its results and starts the next unplayed
-    match in place (`env.init` only in those lanes), so no lane waits for the batch's slowest
-    match and the run keeps its steady-state speed until the last `lanes` matches. Where
-    there are more matches than lanes, the last ones finish on `lanes // TAIL` lanes once
-    no more are to start and few enough are left (a few long matches, Konkan's, would
-    otherwise keep every lane stepping: a second compile of the step, at that width)."""
+    auto reset (`stream_games`): a lane whose match ends records its results and starts the
+    next unplayed match in place, so no lane waits for the batch's slowest match and the run
+    keeps its steady-state speed until the last `lanes` matches, which finish on
+    `lanes // TAIL` lanes where there are more matches than lanes (and `lanes` >= 64)."""
     policies = _as_tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 
     def run(key: Array, seating: Array, first: Array | int = 0) -> Played:
         games = seating.shape[0]
-        width = min(lanes, games)
 
-        def start(g: Array) -> tuple[State, Array, Array]:
+        def start(g: Array) -> tuple[State, Array, Array, Array]:
             gkey = game_key(key, first + g)
-            return env.init(gkey), gkey, seating[jnp.minimum(g, games - 1)]
+            state = env.init(gkey)
+            return state, gkey, seating[jnp.minimum(g, games - 1)], jnp.zeros_like(state.rewards)
 
-        lane_game = jnp.arange(width, dtype=jnp.int32)
-        state, gkeys, seats = jax.vmap(start)(lane_game)
-        zero_stats = None if stats_fn is None else jax.tree.map(
-            lambda x: jnp.zeros(x.shape[1:], x.dtype), jax.vmap(stats_fn)(state, state))
-        out = Played(returns=jnp.zeros((games, env.num_players), jnp.float32),
-                     steps=jnp.zeros(games, jnp.int32), truncated=jnp.zeros(games, bool),
-                     stats=zero_stats)
-        carry0 = (state, gkeys, seats, lane_game, jnp.zeros_like(state.rewards),
-                  jnp.int32(width), out)
-
-        def body(carry):
-            state, gkeys, seats, lane_game, returns, upcoming, out = carry
-            active = lane_game < games
+        def step(carry: tuple, active: Array, stats: Any) -> tuple[tuple, Array, Any]:
+            state, gkeys, seats, returns = carry
             nxt = play_batch(env, policies, state, gkeys, seats)[0]
-            stats = out.stats
             if stats_fn is not None:
                 add = jax.vmap(stats_fn)(state, nxt)
                 stats = jax.tree.map(
                     lambda s, a: s + jnp.where(
                         active.reshape(-1, *[1] * (a.ndim - 1)), a, 0).sum(0), stats, add)
-            returns = returns + nxt.rewards
-            ended = active & (nxt.terminated | nxt.truncated | (nxt.step_count >= limit))
-            slot = jnp.where(ended, lane_game, games)  # out of range: dropped
-            out = Played(returns=out.returns.at[slot].set(returns, mode="drop"),
-                         steps=out.steps.at[slot].set(nxt.step_count, mode="drop"),
-                         truncated=out.truncated.at[slot].set(nxt.truncated, mode="drop"),
-                         stats=stats)
-            lane_game = jnp.where(ended, upcoming + jnp.cumsum(ended) - 1, lane_game)
-            fresh = ended & (lane_game < games)
-            nxt, gkeys, seats = update_lanes(
-                fresh, lambda _old, g: start(g), (nxt, gkeys, seats), lane_game,
-                max(4, lane_game.shape[0] // 256))
-            returns = jnp.where(ended[:, None], 0.0, returns)
-            upcoming = upcoming + jnp.sum(ended, dtype=jnp.int32)
-            return nxt, gkeys, seats, lane_game, returns, upcoming, out
+            ended = nxt.terminated | nxt.truncated | (nxt.step_count >= limit)
+            return (nxt, gkeys, seats, returns + nxt.rewards), ended, stats
 
-        def playing(carry):
-            return jnp.any(carry[3] < games)
+        def result(lane: tuple) -> tuple[Array, Array, Array]:
+            state, _, _, returns = lane
+            return returns, state.step_count, state.truncated
 
-        narrow = width // TAIL
-        if games > width and narrow >= 8:  # the tail on fewer lanes (a second compile)
-            def wide(carry):
-                left = jnp.sum(carry[3] < games)
-                return playing(carry) & ((carry[5] < games) | (left > narrow))
-
-            carry = jax.lax.while_loop(wide, body, carry0)
-            active = carry[3] < games
-            keep = jnp.nonzero(active, size=narrow, fill_value=jnp.argmin(active))[0]
-            carry0 = (*jax.tree.map(lambda x: x[keep], carry[:5]), *carry[5:])
-        return jax.lax.while_loop(playing, body, carry0)[-1]
+        stats = None if stats_fn is None else jax.tree.map(
+            lambda x: jnp.zeros(x.shape, x.dtype),
+            jax.eval_shape(lambda k: stats_fn(env.init(k), env.init(k)), key))
+        (returns, steps, truncated), stats = stream_games(start, step, result, games, lanes,
+                                                          stats)
+        return Played(returns=returns, steps=steps, truncated=truncated, stats=stats)
 
     return jax.jit(run)
 

@@ -107,3 +107,35 @@ def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move(games, lanes):
     np.testing.assert_array_equal(np.asarray(got.truncated), np.asarray(want.state.truncated))
     assert int(got.stats) == int(want.stats) > games
     assert len(set(np.asarray(got.steps).tolist())) > 1  # matches of different lengths
+
+
+@pytest.mark.parametrize("games, lanes, count", [(10, 3, 10), (10, 3, 7), (100, 64, 90)])
+def test_stream_games_reuses_lanes_and_writes_each_game_at_its_index(games, lanes, count):
+    """`stream_games` with a counter for a game: game g lasts 1 + g % 5 + g // 10 steps; each lane
+    starts the next game when its game ends (lanes reused), games past `count` are not
+    played, the tail (100 games on 64 lanes) ends on 8 lanes, `acc` sums the active lanes."""
+    from kanjax.rollout import stream_games
+
+    def start(g):
+        return {"game": g, "t": jnp.int32(0), "lane": jnp.int32(-1), "width": jnp.int32(0)}
+
+    def step(carry, active, acc):
+        t = carry["t"] + 1
+        lane = jnp.arange(t.shape[0], dtype=jnp.int32)
+        return ({**carry, "t": t, "lane": lane, "width": jnp.full_like(lane, t.shape[0])},
+                t == 1 + carry["game"] % 5 + carry["game"] // 10,
+                acc + jnp.sum(active, dtype=jnp.int32))
+
+    out, acc = jax.jit(lambda n: stream_games(start, step, lambda c: c, games, lanes,
+                                              jnp.int32(0), count=n))(count)
+    g = np.arange(games)
+    played = g < count
+    np.testing.assert_array_equal(np.asarray(out["game"])[played], g[played])
+    length = 1 + g % 5 + g // 10
+    np.testing.assert_array_equal(np.asarray(out["t"]), np.where(played, length, 0))
+    assert int(acc) == int(np.sum(length[played]))
+    used = np.asarray(out["lane"])[played]
+    assert (used >= 0).all() and (used < lanes).all()
+    assert np.bincount(used).max() >= 2  # a lane played several games
+    widths = set(np.asarray(out["width"])[played].tolist())
+    assert widths == ({lanes, lanes // 8} if games > lanes >= 64 else {lanes})  # the tail
