@@ -233,10 +233,10 @@ def stream_games(
     count = games if count is None else count
     width = min(lanes, games)
     fill = max(4, width // 256)  # lanes started or written out at a time
-    one = jax.eval_shape(start, jnp.int32(0))
-    carry = jax.tree.map(lambda x: jnp.zeros((width, *x.shape), x.dtype), one)
+    lane_game = jnp.arange(width, dtype=jnp.int32)
+    carry = jax.vmap(start)(lane_game)  # at once (`_end_games`: width / fill loop trips)
     out = jax.tree.map(lambda x: jnp.zeros((games, *x.shape), x.dtype),
-                       jax.eval_shape(result, one))
+                       jax.eval_shape(result, jax.tree.map(lambda x: x[0], carry)))
 
     def body(loop: tuple) -> tuple:
         carry, ended, lane_game, upcoming, out, acc = loop
@@ -246,12 +246,10 @@ def stream_games(
         carry, ended, acc = step(carry, active, acc)
         return carry, ended & active, lane_game, upcoming, out, acc
 
-    def playing(loop: tuple) -> Array:
-        return jnp.any(loop[1]) | jnp.any(loop[2] < count)
+    def playing(loop: tuple) -> Array:  # a game on (an ended one: to write)
+        return jnp.any(loop[2] < count)
 
-    # every lane "ends" a game past the last one (nothing written) and starts game 0, 1, ...
-    loop = (carry, jnp.ones(width, bool), jnp.full(width, games, jnp.int32), jnp.int32(0),
-            out, acc)
+    loop = (carry, jnp.zeros(width, bool), lane_game, jnp.int32(width), out, acc)
     narrow = width // TAIL
     if tail and games > width and narrow >= 8:  # the tail on fewer lanes (a second compile)
         def wide(loop: tuple) -> Array:
@@ -259,7 +257,7 @@ def stream_games(
             return playing(loop) & ((loop[3] < count) | (left > narrow))
 
         loop = jax.lax.while_loop(wide, body, loop)
-        on = loop[2] < count  # playing or ended, to write
+        on = loop[2] < count
         keep = jnp.nonzero(on, size=narrow, fill_value=jnp.argmin(on))[0]
         loop = (*jax.tree.map(lambda x: x[keep], loop[:3]), *loop[3:])
     return tuple(jax.lax.while_loop(playing, body, loop)[4:])
@@ -269,12 +267,11 @@ def _end_games(ended: Array, lane_game: Array, upcoming: Array, count: Array | i
                carry: Any, out: Any, start: Callable[[Array], Any],
                result: Callable[[Any], Any], size: int) -> tuple[Any, Array, Array, Any]:
     """(`carry`, `lane_game`, `upcoming`, `out`) once each lane where `ended` (in lane order)
-    has written its game's `result` at the game's index (`lane_game`; none past the last)
-    and started the next game (`upcoming` on; `start` where it is < `count`, or the lane's
-    first game). The ended lanes are gathered `size` at a time, in a `while_loop` that makes
-    no trip on a step where no game ends (most steps), reading and updating the loop's own
-    carry, so XLA updates it in place (a copy of the lanes a step costs more than the step
-    where a lane holds a whole match's actions)."""
+    has written its game's `result` at the game's index (`lane_game`) and started the next
+    game (`upcoming` on; `start` where it is < `count`). The ended lanes are gathered `size`
+    at a time, in a `while_loop` that makes no trip on a step where no game ends (most
+    steps), reading and updating the loop's own carry, so XLA updates it in place (a copy of
+    the lanes a step costs more than the step where a lane holds a whole match's actions)."""
     b = ended.shape[0]
     size = min(size, b)
     games = jax.tree.leaves(out)[0].shape[0]
@@ -292,7 +289,7 @@ def _end_games(ended: Array, lane_game: Array, upcoming: Array, count: Array | i
         out = jax.tree.map(lambda o, r: o.at[slot].set(r, mode="drop"), out,
                            jax.vmap(result)(old))
         nxt = upcoming + i * size + jnp.arange(size, dtype=jnp.int32)
-        fresh = nxt < jnp.maximum(count, b)  # every lane starts a game (a copy past count)
+        fresh = nxt < count
 
         def started() -> Any:
             return jax.tree.map(lambda y, o: jnp.where(

@@ -30,7 +30,7 @@ from tournaments.schema import GAMES, SEATS, deals_schema
 HOST_KINDS = ("python", "external")  # bots that move on the host (tournaments.bots)
 _COMPILED: dict[tuple, dict] = {}  # jitted chunk functions by (game, flags, lanes, bots)
 _PIMC: dict[tuple, object] = {}  # PIMC bots by (game, flags, settings)
-STREAM, MIN_LANES = 4, 32  # a CPU batch streams through 1/STREAM of its size, >= MIN_LANES
+STREAM, MIN_LANES = 4, 16  # a CPU batch streams through 1/STREAM of its size, >= MIN_LANES
 # the game keys of a batch from its deal seeds in one call (one `fold_in` call a game cost
 # as much host time as a 128-game chunk's whole network)
 _game_keys = jax.jit(jax.vmap(game_key, in_axes=(None, 0)))
@@ -39,13 +39,14 @@ _game_keys = jax.jit(jax.vmap(game_key, in_axes=(None, 0)))
 def stream_lanes(batch: int, platform: str) -> int:
     """The lanes the all-JAX loop streams a batch of `batch` games through on a device of
     `platform`. On a CPU a step costs a fixed part plus a part a lane (a policy runs only
-    where it moves, `rollout.propose_batch`): a quarter of the batch, at least `MIN_LANES`
-    (below that, the fixed part of the extra steps costs more than the narrower steps
-    save). Measured on one core with the random and heuristic bots, CPU time a game against
-    the whole-batch loop: Konkan 0.79x at 200 games (50 lanes), Gonin Kan 0.84x at 256 (64);
-    at 32 to 64 games, 0.93x to 1.09x whatever the lanes (Gonin Kan's matches are of about
-    one length; Konkan's vary 3x). On an accelerator a step costs about the same at any
-    width up to thousands of lanes, so fewer lanes would only add steps: the whole batch."""
+    where it moves, `rollout.propose_batch`): a quarter of the batch, at least `MIN_LANES`.
+    Measured on one core, random and heuristic bots, CPU time a game against the old
+    whole-batch loop: Konkan 0.79x at 200 games (50 lanes) and 0.93x at 50 (16), Gonin Kan
+    0.80x at 256 (64) and 1.05x at 64 (16 lanes: its matches are of about one length, so
+    fewer lanes mostly add steps; the floor favours long, uneven matches, which is where the
+    time goes: Konkan's cost 60 times Gonin Kan's). On an accelerator a step costs about the
+    same at any width up to thousands of lanes, so fewer lanes would only add steps (not
+    measured): the whole batch."""
     return min(batch, max(MIN_LANES, batch // STREAM)) if platform == "cpu" else batch
 
 
