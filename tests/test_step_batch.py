@@ -79,7 +79,8 @@ def test_whist_step_batch_is_vmap_step():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("flags", [MIXED, MASKED, JILIN], ids=["mixed", "masked", "jilin"])
+@pytest.mark.parametrize("flags", [MIXED, MASKED, JILIN, {**DEFAULT, "invalid_multilead": "mask"}],
+                         ids=["mixed", "masked", "jilin", "mask_only"])
 def test_issue_45_dbf_common_step_is_the_whole_step_in_every_variant(flags):
     """`DbfEnv.step_batch` takes the common steps in one routine (`_common_step`) and the
     rest whole: bit for bit `vmap(step)` in the variants whose rules it reads (the pickup of
@@ -89,3 +90,33 @@ def test_issue_45_dbf_common_step_is_the_whole_step_in_every_variant(flags):
     _, diff, dealt = trajectories(env, 300)
     assert diff.sum() == 0, f"step_batch differs from vmap(step) first at step {diff.nonzero()}"
     assert dealt.sum() > BATCH
+
+
+def test_issue_45_dbf_common_step_covers_multi_card_plays():
+    """The common step (`DbfEnv._common_step`) takes valid multi-card leads (DBF-23) and every
+    pick of a multi-card follow (DBF-25, DBF-26) in random play, so that the whole step
+    serves few lanes; `test_match_step_batch_is_vmap_step` checks its results."""
+    env = kanjax.make("da_bai_fen", **DEFAULT)
+    head = env.layout.head
+    key = jax.random.PRNGKey(3)
+    gkeys = jax.vmap(lambda g: game_key(key, g))(jnp.arange(64))
+    seating = jnp.zeros((64, 4), jnp.int32)
+
+    def body(states, _):
+        actions, skeys = jax.vmap(lambda s, k, st: choose(env, (uniform_random,), s, k, st))(
+            states, gkeys, seating)
+        _, common = jax.vmap(env._common_step)(states, actions)
+        nxt = jax.vmap(env.step)(states, actions, skeys)
+        h = states._h.astype(jnp.int32)
+        play = (h[:, head["phase"]] == 5) & ~states.terminated
+        lead = (play & (actions == 54) & (jnp.sum(states._picked, axis=1) >= 2)
+                & ~env.deal_done(nxt))  # valid (an invalid one ends the hand, DBF-24)
+        follow = play & (h[:, head["nplays"]] > 0) & (h[:, head["n"]] >= 2) & (actions < 54)
+        counts = jnp.stack([jnp.sum(lead & common), jnp.sum(follow & common),
+                            jnp.sum(follow & ~common), jnp.sum(~common & ~states.terminated)])
+        return nxt, counts
+
+    run = jax.jit(lambda: jax.lax.scan(body, jax.vmap(env.init)(gkeys), None, length=300))
+    led, followed, follow_whole, whole = np.asarray(run()[1]).sum(0)
+    assert led > 0 and followed > 0 and follow_whole <= followed // 4  # (the last trick)
+    assert whole < 0.01 * 64 * 300  # claims, the last trick, the match's end

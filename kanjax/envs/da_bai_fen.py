@@ -68,10 +68,10 @@ HEAD = [(k, None) for k in (
     ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS), ("first", 4)]
 WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
 LAYOUT = Layout(HEAD, WIDE)
-CARD_TABLES = ("eff", "str")
+CARD_TABLES = ("eff", "str")  # the hand's card tables in the working state (`_tables`)
 # `step_batch`: the share of lanes taken at a time by the whole step and by the dealing
-# (random play: about 15% and 7% of the lanes a step; one trip of the loop in most steps)
-WHOLE_SHARE, DEAL_SHARE = 1 / 32, 3 / 32  # the hand's card tables in the working state (`_tables`)
+# (random play: about 0.4% and 7% of the lanes a step; one trip of the loop in most steps)
+WHOLE_SHARE, DEAL_SHARE = 1 / 128, 3 / 32
 
 
 @register_state
@@ -173,6 +173,12 @@ class DbfEnv(MatchEnv):
         """The next hand of slots `g` (kind, starter, declaring, levels set), shuffled from
         `key` (or dealt in the deck order `place`), advanced to its first decision (or its
         annulment)."""
+        w, found = self._draw_to_exposure(g, key, place)
+        return self._after_exposure(w, ~found)
+
+    def _draw_to_exposure(self, g, key, place=None):
+        """(working state, found): `_deal_hand` up to the draw's first exposure decision,
+        where one is `found` (the draw's end, `_after_exposure`, not applied)."""
         if place is None:
             place = dealing.shuffle(key, np.ones(N, bool), (ds.NUM_DRAWN,)).rank
         g = dict(g)
@@ -191,13 +197,13 @@ class DbfEnv(MatchEnv):
         g["first"] = self._first_draws(g, place)
         g, found = self._scan(g, jnp.int32(0), jnp.int32(0))
         loc = self._draw_loc(g, place, g["drawn"])
-        w = (g, loc, place, jnp.zeros(N, bool), jnp.full(N, -1, jnp.int32))
-        return self._after_exposure(w, ~found)
+        return (g, loc, place, jnp.zeros(N, bool), jnp.full(N, -1, jnp.int32)), found
 
     # ---- after the exposure ---------------------------------------------------------------
-    def _after_exposure(self, w, do):
+    def _after_exposure(self, w, do, annul=True):
         """Where `do`: the draw is complete; T (and L) fixed, the kitty turned (DBF-14), or an
-        open deal annulled (DBF-22); then the pickup (DBF-17, V11)."""
+        open deal annulled (DBF-22; not `annul`: left to the caller, `_annulled`); then the
+        pickup (DBF-17, V11)."""
         g, loc, place, picked, by = w
         g = dict(g)
         S = g["starter"]
@@ -220,10 +226,17 @@ class DbfEnv(MatchEnv):
         g["leader"] = jnp.where(turn & first, S, g["leader"])
         g["declaring"] = jnp.where(turn & first, S % 2, g["declaring"])
         g["drawn"] = jnp.where(do, ds.NUM_DRAWN, g["drawn"])
-        annul = do & ~exposed & opened
+        annulled = do & self._annulled(g)
         w = (g, loc, place, picked, by)
-        w = self._end_hand(w, annul, ds.NO_EXPOSER)
-        return self._pickup(w, do & ~annul)
+        if annul:
+            w = self._end_hand(w, annulled, ds.NO_EXPOSER)
+        return self._pickup(w, do & ~annulled)
+
+    @staticmethod
+    def _annulled(g):
+        """Whether an exposure that ends now annuls the hand: an open deal with no exposer
+        (DBF-22)."""
+        return (g["exposer"] < 0) & (g["kind"] == ds.OPEN_DEAL)
 
     def _pickup(self, w, do):
         g, loc, place, picked, by = w
@@ -516,10 +529,10 @@ class DbfEnv(MatchEnv):
                 s._by.astype(jnp.int32))
 
     def _pack(self, s: DbfState, w, rewards=None, terminated=None, last=None,
-              skip=None) -> DbfState:
+              skip=None, mask=None) -> DbfState:
         """`s` with the working state `w` (computed once, `_mat`: XLA on CPU would otherwise
         inline the step's whole scalar chain into every element of the legal mask), its legal
-        mask and the other fields given."""
+        mask (`mask(g, loc)` if given, else `_legal`) and the other fields given."""
         g, loc, place, picked, by = self._mat(w)
         _, eff, strength = self._tables(g)
         s = s.replace(_eff=eff.astype(jnp.int8), _str=strength.astype(jnp.int8))
@@ -534,12 +547,13 @@ class DbfEnv(MatchEnv):
             s = s.replace(_last=last)
         if skip is not None:
             s = s.replace(_skip=skip)
-        return s.replace(legal_action_mask=self._legal(s))
+        legal = self._legal(s) if mask is None else mask(g, loc)
+        return s.replace(legal_action_mask=legal)
 
     def _step(self, s: DbfState, action: Array, key: Array | None) -> DbfState:
         w, a = self._begin(s), action
         phase = w[0]["phase"]
-        w = self._exposure(w, phase, a)
+        w = self._exposure(w, phase, a)[0]
         w = self._discard(w, phase, a)
         # claims
         g = dict(w[0])
@@ -561,10 +575,11 @@ class DbfEnv(MatchEnv):
             return nxt
         return tree_where(need, self._redeal(nxt, key), nxt)
 
-    def _exposure(self, w, phase, a):
+    def _exposure(self, w, phase, a, annul=True):
         """An exposure decision (DBF-12, 13, 22): `expose S` ends the draw, a `pass` moves
         the draw on to the next seat that may expose, or ends it (`_scan`); at its end the
-        kitty is turned or the open deal annulled, then picked up (`_after_exposure`)."""
+        kitty is turned or the open deal annulled (`annul`), then picked up
+        (`_after_exposure`). Returns (w, whether the draw ended)."""
         g, loc, place, picked, by = w
         g = dict(g)
         cur = g["cur"]
@@ -586,7 +601,8 @@ class DbfEnv(MatchEnv):
         scanning = dpass | fpass
         g = {k: jnp.where(scanning, g2[k], v) for k, v in g.items()}
         loc = jnp.where(scanning & found, self._draw_loc(g, place, g["drawn"]), loc)
-        return self._after_exposure((g, loc, place, picked, by), expose | (scanning & ~found))
+        ended = expose | (scanning & ~found)
+        return self._after_exposure((g, loc, place, picked, by), ended, annul), ended
 
     def _begin(self, s: DbfState):
         """The working state of `s` at the start of a step (its step flags cleared)."""
@@ -623,18 +639,20 @@ class DbfEnv(MatchEnv):
     def _common_step(self, s: DbfState, action: Array) -> tuple[DbfState, Array]:
         """`step` for the common steps, and which lanes it covers: (next state, common).
         Common: a live game, a legal action, not the last step allowed, and one of
-        - a `pass` in the exposure after which another seat decides (DBF-13);
+        - an exposure decision (DBF-12, 13), with the draw's end, the kitty's turn and the
+          pickup (DBF-14, 17), but not the annulment of an open deal (DBF-22);
         - a kitty discard pick (DBF-17), the sixth followed by the claims' first (DBF-18);
-        - a pick of a lead (with `invalid_multilead = "mask"` only its first);
-        - a play of one card that does not end the hand (DBF-20..26: a lead by `play` after
-          one pick, a follow of a one-card trick, and the trick's end but the last);
+        - (`invalid_multilead = "penalty"`) a pick of a lead;
+        - a play that does not end the hand (DBF-20..26): a lead by `play`, a follower's
+          picks (his n-th closes his play), and the trick's end but the last;
         - (`invalid_multilead = "penalty"`) a multi-lead that DBF-23 refuses, ended by
           DBF-24's penalty (the end of the match excepted); its kitty is recorded when the
           next hand is dealt (`_dealt`).
         Written for these cases only, from the hand's card tables the state keeps (`_eff`,
         `_str`): a few reductions over the cards and a few passes, where the whole step
         evaluates every stage (`step_batch` gives it the other lanes). With `jilin_dun` (V8)
-        trick play is never common."""
+        trick play is never common.
+        """
         cfg = self.config
         a = jnp.asarray(action, jnp.int32)
         g = LAYOUT.unpack(s)
@@ -645,71 +663,74 @@ class DbfEnv(MatchEnv):
             jnp.clip(a, 0, self.num_actions - 1)]
         card = jnp.clip(a, 0, N - 1)
         is_card = a < ds.PLAY
-        # one reduction: how many cards are picked, their ids' sum (the card, if one) and
-        # effective suits' sum (a lead's picks share one)
-        sel = jnp.sum(jnp.where(picked, 1024 + IDS + (eff << 16), 0))
-        count, only = (sel >> 10) & 63, sel & 1023
+        # one reduction over the picked cards: how many, their effective suits' sum (a
+        # lead's picks share one), how many are trumps and how many of the led suit
+        sel = jnp.sum(jnp.where(picked, 1 + (eff << 6) + ((eff == TRUMP) << 12)
+                                + ((eff == g["led"]) << 16), 0))
+        count, n_trump, n_led = sel & 63, (sel >> 12) & 15, (sel >> 16) & 15
         # an exposure decision: the whole stage (the next seat's turn, or the draw's end)
         drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
         place = s._place.astype(jnp.int32)
-        g, loc = self._exposure((g, loc, place, picked, by), phase, a)[:2]
+        w, ended = self._exposure((g, loc, place, picked, by), phase, a, annul=False)
+        g, loc = w[:2]
+        annulled = ended & self._annulled(g)  # rare: the whole step
         # the discard and trick play
         leading = nplays == 0
         playing = (phase == ds.PHASE_PLAY) & (not cfg.jilin_dun)
         disc = (phase == ds.PHASE_DISCARD) & is_card
         full = disc & (count + 1 == ds.KITTY_SIZE)
-        lead_pick = playing & leading & is_card
-        if cfg.invalid_multilead == "mask":
-            lead_pick = lead_pick & (count == 0)
-        close = playing & ((leading & (a == ds.PLAY) & (count == 1))
-                           | (~leading & is_card & (g["n"] == 1)))
-        # a lead of several cards (of one effective suit) that DBF-23 refuses: DBF-24's
-        # penalty ends the hand. The strengths held, as bit sets: the lead's, and the other
-        # hands' in its suit (one OR-reduction each)
-        pen, multi_led, multi_s = jnp.bool_(False), jnp.int32(0), jnp.int32(0)
+        # a lead's pick (with "mask" the next pick's mask reads DBF-23: the whole step)
+        lead_pick = playing & leading & is_card & (cfg.invalid_multilead == "penalty")
+        follow = playing & ~leading & is_card  # a follower's pick: the n-th closes his play
+        lead = playing & leading & (a == ds.PLAY) & (count >= 1)
+        cards = picked | (follow & (IDS == card))  # the play, where it closes
+        # the strengths as bit sets (one OR-reduction each): a lead's cards, and the other
+        # hands' in its suit (DBF-23); a follow's trumps, and its cards of a plain led suit
+        led = jnp.where(leading, (sel >> 6 & 63) // jnp.maximum(count, 1), g["led"])
+        bit = jnp.left_shift(jnp.uint32(1), strength.astype(jnp.uint32))
+        others = (loc >= 0) & (loc < 4) & (loc != cur) & (eff == led)
+        sets = jnp.stack([jnp.where(leading, picked, cards & (eff == TRUMP)),
+                          jnp.where(leading, others, cards & (eff == led) & (led != TRUMP))])
+        bits = jax.lax.reduce(jnp.where(sets, bit, 0), jnp.uint32(0), jax.lax.bitwise_or, (1,))
+        top = 31 - jax.lax.clz(bits).astype(jnp.int32)  # -1: none
+        pen = jnp.bool_(False)  # a multi-lead DBF-23 refuses: DBF-24's penalty ends the hand
         if cfg.invalid_multilead == "penalty":
-            multi_led = (sel >> 16) // jnp.maximum(count, 1)
-            bit = jnp.left_shift(jnp.uint32(1), strength.astype(jnp.uint32))
-            others = (loc >= 0) & (loc < 4) & (loc != cur) & (eff == multi_led)
-            mine = jax.lax.reduce(jnp.where(picked, bit, 0), jnp.uint32(0), jax.lax.bitwise_or,
-                                  (0,))
-            held = jax.lax.reduce(jnp.where(others, bit, 0), jnp.uint32(0), jax.lax.bitwise_or,
-                                  (0,))
-            top_bit = 31 - jax.lax.clz(mine).astype(jnp.int32)
-            lowest = jaxutil.trailing_zeros(mine)
-            held_top = 31 - jax.lax.clz(held).astype(jnp.int32)  # -1: none
-            pen = (playing & leading & (a == ds.PLAY) & (count >= 2) & (held_top > lowest))
-            multi_s = jnp.where(multi_led == TRUMP, tk.TRUMP_BASE, tk.LED_BASE) + top_bit
-        pc = jnp.where(leading, only, card)  # the card played
-        led = jnp.where(leading, eff[pc], g["led"])
-        # DBF-26 for one card: a trump, a card of the led suit, or nothing
-        st = jnp.where(eff[pc] == TRUMP, tk.TRUMP_BASE + strength[pc],
-                       jnp.where(eff[pc] == led, tk.LED_BASE + strength[pc], 0))
+            pen = lead & (count >= 2) & (top[1] > jaxutil.trailing_zeros(bits[0]))
+        close = (lead & ~pen) | (follow & (count + 1 == g["n"]))
+        # DBF-26: a lead is worth its top card; a follow all of trumps its top trump, else
+        # its top card of the led plain suit (0: none)
+        all_trump = n_trump + (eff[card] == TRUMP) == count + 1
+        st = jnp.where(leading, jnp.where(led == TRUMP, tk.TRUMP_BASE, tk.LED_BASE) + top[0],
+                       jnp.where(all_trump, tk.TRUMP_BASE + top[0],
+                                 jnp.where(top[1] >= 0, tk.LED_BASE + top[1], 0)))
         better = leading | (st > g["best_s"])
         ends = close & (nplays == 3)
         win = jnp.where(better, cur, g["best_p"])
-        picks = (disc & ~full) | lead_pick
+        fpick = follow & ~close
+        picks = (disc & ~full) | lead_pick | fpick
         g = dict(g)
         g["turn_done"] = jnp.where(picks, 0, 1)
         g["deal_done"] = jnp.int32(0)
         g["nskip"] = jnp.int32(0)
-        g["n"] = jnp.where(close & leading, 1, jnp.where(pen, count, g["n"]))
-        g["led"] = jnp.where(close, led, jnp.where(pen, multi_led, g["led"]))
+        g["n"] = jnp.where((close | pen) & leading, count, g["n"])
+        g["led"] = jnp.where(close | pen, led, g["led"])
         g["dun"] = jnp.where((close | pen) & leading, 0, g["dun"])
-        g["best_s"] = jnp.where(close & better, st, jnp.where(pen, multi_s, g["best_s"]))
-        g["best_p"] = jnp.where(close, win, jnp.where(pen, cur, g["best_p"]))
+        g["best_s"] = jnp.where((close & better) | pen, st, g["best_s"])
+        g["best_p"] = jnp.where(close | pen, win, g["best_p"])
         g["nplays"] = jnp.where(ends, 0, nplays + (close | pen))
         g["cur"] = jnp.where(ends, win, jnp.where(close | pen, (cur + 1) % 4, g["cur"]))
         g["tleader"] = jnp.where(ends, win, g["tleader"])
         g["tno"] = tno + ends
         g["tw"] = jnp.where(ends & (jnp.arange(NUM_TRICKS) == tno), win, g["tw"])
-        g, v = self._mat_slots(g, picks, close, pc, 4 * tno + cur, ends, win % 2,
+        g, v = self._mat_slots(g, picks, close, follow, 4 * tno + cur, ends, win % 2,
                                jnp.where(close | full | pen, 0, count + picks), eff[card],
-                               full, self._expo_rank(g, g["cur"]), pen)
-        picks, close, ends, full = v[0] > 0, v[1] > 0, v[4] > 0, v[8] > 0
-        pc, mark, team, count, sel_eff, er, pen = v[2], v[3], v[5], v[6], v[7], v[9], v[10] > 0
+                               full, self._expo_rank(g, g["cur"]), pen,
+                               jnp.where(fpick, n_led + (eff[card] == g["led"]), 0))
+        picks, close, follow, ends, full = v[0] > 0, v[1] > 0, v[2] > 0, v[4] > 0, v[8] > 0
+        mark, team, count, sel_eff, er, led_picked = v[3], v[5], v[6], v[7], v[9], v[11]
+        pen = v[10] > 0
         # the cards
-        played = (close & (IDS == pc)) | (pen & picked)
+        played = (close | pen) & (picked | (follow & (IDS == card)))
         picked = picked | ((picks | full) & (IDS == card))
         loc = jnp.where(full & picked, ds.LOC_KITTY, jnp.where(played, ds.LOC_TRICK, loc))
         picked = picked & ~close & ~full & ~pen
@@ -746,7 +767,7 @@ class DbfEnv(MatchEnv):
         g["tleader"] = jnp.where(full & ~claim, L, g["tleader"])
         g = self._end_hand((g, loc, place, picked, by), pen, ds.PENALTY)[0]
         common = (legal & ~s.terminated & ~s.truncated & (s.step_count + 1 < self.max_steps)
-                  & (drawing | picks | full | close | pen) & ~last
+                  & (drawing | picks | full | close | pen) & ~last & ~annulled
                   & (g["phase"] != ds.PHASE_OVER))
         h, wide = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
         _, new_eff, new_str = self._tables(g)  # R and T change where the draw ended
@@ -756,21 +777,27 @@ class DbfEnv(MatchEnv):
                         _by=by.astype(jnp.int8), current_player=g["cur"].astype(jnp.int8),
                         _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8),
                         step_count=s.step_count + 1)
-        mask = self._common_legal(g, loc, picked, eff, count, sel_eff, of_led > 0, expose)
+        mask = self._common_legal(g, loc, picked, eff, count, sel_eff, of_led, led_picked,
+                                  expose)
         return nxt.replace(legal_action_mask=mask), common
 
-    def _common_legal(self, g, loc, picked, eff, count, sel_eff, has_led, expose) -> Array:
-        """The legal mask after a common step (`_common_step`), `count` cards picked (all of
-        the effective suit `sel_eff`), `has_led` whether the mover holds the led suit and
-        `expose` the suits he may expose: as `_legal_from`, without Dun (V8) and the
-        follows of a multi-card trick (DBF-25)."""
+    def _common_legal(self, g, loc, picked, eff, count, sel_eff, of_led, led_picked,
+                      expose) -> Array:
+        """The legal mask after a common step (`_common_step`), `count` cards picked (a lead's
+        all of the effective suit `sel_eff`; a follow's `led_picked` of the led suit), the
+        mover holding `of_led` cards of the led suit and `expose` the suits he may expose:
+        as `_legal_from`, without Dun (V8) and the later picks of a lead that
+        `invalid_multilead = "mask"` restricts."""
         phase = g["phase"]
         hand = loc == g["cur"]
         free = hand & ~picked
         playing = phase == ds.PHASE_PLAY
         leading = g["nplays"] == 0
         lead = free & ((count == 0) | (eff == sel_eff))
-        follow = hand & (~has_led | (eff == g["led"]))
+        # DBF-25 (`tk.follow_n_mask`): as many cards of the led suit as he holds, up to n
+        n = g["n"]
+        owed = jnp.minimum(of_led, n) - led_picked
+        follow = free & (count < n) & ((eff == g["led"]) | (n - count - 1 >= owed))
         picks = jnp.where(playing, jnp.where(leading, lead, follow),
                           free & (phase == ds.PHASE_DISCARD))
         play = playing & leading & (count > 0)
@@ -780,11 +807,12 @@ class DbfEnv(MatchEnv):
 
     def step_batch(self, states: DbfState, actions: Array, keys: Array) -> DbfState:
         """`jax.vmap(self.step)`, bit for bit: every lane takes the common step
-        (`_common_step`); the lanes it does not cover (about 9% in random play: the end of the
-        exposure, claims, valid multi-card plays, the last trick) take the whole step
-        without dealing, `WHOLE_SHARE` of the lanes at a time (`jaxutil.
-        update_lanes_batched`), and then the lanes whose hand ended deal the next
-        (`MatchEnv._deal_lanes`)."""
+        (`_common_step`); the lanes it does not cover (about 0.4% in random play: claims, the
+        last trick, an annulled open deal, the match's end) take the whole step without
+        dealing, `WHOLE_SHARE` of the lanes at a time (`jaxutil.update_lanes_batched`); then
+        the lanes whose hand ended deal the next, `DEAL_SHARE` at a time: the shuffle and the
+        draw to the first exposure decision (`_quick_dealt`), the whole `_dealt` only in a
+        group where some hand has nobody who may expose."""
         batch = actions.shape[0]
         nxt, common = jax.vmap(self._common_step)(states, actions)
 
@@ -794,7 +822,36 @@ class DbfEnv(MatchEnv):
         nxt, own = jaxutil.update_lanes_batched(
             ~common, whole, (nxt, common), (states, actions),
             max(8, int(batch * WHOLE_SHARE)))
-        return self._deal_lanes(nxt, own, keys, DEAL_SHARE)
+        need = own & self._deal_done(nxt) & ~nxt.terminated
+
+        def deal(lanes, lane_keys, valid):  # `_dealt` where the quick deal cannot serve
+            dealt, found = jax.vmap(self._quick_dealt)(lanes, lane_keys)
+            return jax.lax.cond(jnp.any(valid & ~found), lambda: jax.vmap(tree_where)(
+                found, dealt, jax.vmap(self._dealt)(lanes, lane_keys)), lambda: dealt)
+
+        return jaxutil.update_lanes_batched(need, deal, nxt, keys,
+                                            max(8, int(batch * DEAL_SHARE)))
+
+    def _quick_dealt(self, s: DbfState, key: Array) -> tuple[DbfState, Array]:
+        """(`_dealt(s, key)`, True) where the next hand's draw reaches an exposure decision
+        (all but the rare hand in which nobody may expose): the shuffle and the draw to that
+        decision, its legal mask the exposures and `pass`, without the draw's end and the
+        redeal loop; else (a state not to be used, False)."""
+        last = self._kitty_record(s._loc.astype(jnp.int32))
+        g = self._next_slots(LAYOUT.unpack(s))
+        w, found = self._draw_to_exposure(g, key)
+        g = dict(w[0], dealt=w[0]["dealt"] + 1, nskip=jnp.int32(0), deal_done=jnp.int32(1))
+
+        def exposures(g, loc):  # `_legal_from` in the draw
+            held = (loc == g["cur"]) & (jnp.asarray(PRANK) == self._expo_rank(g, g["cur"]))
+            expose = jnp.any(held[:, None] & (jnp.asarray(PSUIT)[:, None] == jnp.arange(4)),
+                             axis=0)
+            return jnp.concatenate([jnp.zeros(ds.PLAY + 1, bool), expose,
+                                    jnp.array([True, False])])
+
+        dealt = self._pack(s, (g,) + w[1:], rewards=jnp.zeros(4, jnp.float32),
+                           terminated=jnp.bool_(False), last=last, mask=exposures)
+        return dealt, found
 
     @staticmethod
     def _kitty_record(loc):
