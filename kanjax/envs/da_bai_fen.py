@@ -64,7 +64,7 @@ HEAD = [(k, None) for k in (
     "phase", "kind", "starter", "leader", "declaring", "R", "T", "exposer", "exposed", "drawn",
     "turned", "fidx", "cidx", "tno", "tleader", "nplays", "n", "led", "dun", "best_s",
     "best_p", "protected", "outcome", "hook", "lprot", "winner", "deal_done", "turn_done",
-    "cur", "nskip", "nkind", "nstarter", "ndecl", "took")] + [
+    "cur", "nskip", "nkind", "nstarter", "ndecl", "took", "kt", "kturned")] + [
     ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS), ("first", 4)]
 WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
 LAYOUT = Layout(HEAD, WIDE)
@@ -144,6 +144,20 @@ class DbfEnv(MatchEnv):
               & (jnp.asarray(PRANK)[:, None] == self._expo_rank(g, seats)))
         return jnp.min(jnp.where(ok, place[:, None], 99), axis=0)
 
+    @staticmethod
+    def _kitty_turn(g, place):
+        """DBF-14, fixed for the hand by its deck order and R (an open deal's R is not
+        known until it is exposed, but its kitty is never turned): the suit T and how many
+        cards are turned. The kitty in order: the first card of rank R, else the first of the
+        highest rank (jokers aside), found as the greatest of one key per kitty card."""
+        order = place - ds.NUM_DRAWN  # 0..5 in the kitty
+        prank = jnp.asarray(PRANK)
+        rank_key = jnp.where(prank == g["R"] - 2, 200 - order,  # above any other rank
+                             jnp.where(jnp.asarray(JOKER), -1, 8 * prank + 7 - order))
+        top = jnp.max(jnp.where(order >= 0, 4 * rank_key + jnp.asarray(PSUIT) % 4, -1000))
+        any_r = top >= 4 * (200 - ds.KITTY_SIZE)
+        return top % 4, jnp.where(any_r, 200 - top // 4 + 1, ds.KITTY_SIZE)
+
     def _scan(self, g, k0, j0):
         """The next exposure decision from draw k0 (or, past the draw, final-pass index j0):
         (g, found). Not found: the exposure is over (drawn = 48)."""
@@ -195,6 +209,7 @@ class DbfEnv(MatchEnv):
         g["R"] = jnp.where(first, self.config.start_level,
                            jnp.where(later, g["lev"][jnp.clip(g["declaring"], 0, 1)], -1))
         g["first"] = self._first_draws(g, place)
+        g["kt"], g["kturned"] = self._kitty_turn(g, place)
         g, found = self._scan(g, jnp.int32(0), jnp.int32(0))
         loc = self._draw_loc(g, place, g["drawn"])
         return (g, loc, place, jnp.zeros(N, bool), jnp.full(N, -1, jnp.int32)), found
@@ -211,18 +226,9 @@ class DbfEnv(MatchEnv):
         exposed = g["exposer"] >= 0
         first = g["kind"] == ds.FIRST_HAND
         opened = g["kind"] == ds.OPEN_DEAL
-        # DBF-14: the kitty in order: the first card of rank R, else the first of the highest
-        # rank (jokers aside), found as the greatest of one key per kitty card (one reduction)
-        order = place - ds.NUM_DRAWN  # 0..5 in the kitty
-        prank = jnp.asarray(PRANK)
-        rank_key = jnp.where(prank == g["R"] - 2, 200 - order,  # above any other rank
-                             jnp.where(jnp.asarray(JOKER), -1, 8 * prank + 7 - order))
-        top = jnp.max(jnp.where(order >= 0, 4 * rank_key + jnp.asarray(PSUIT) % 4, -1000))
-        any_r = top >= 4 * (200 - ds.KITTY_SIZE)
-        turned = jnp.where(any_r, 200 - top // 4 + 1, ds.KITTY_SIZE)
-        turn = do & ~exposed & ~opened
-        g["T"] = jnp.where(turn, top % 4, g["T"])
-        g["turned"] = jnp.where(turn, turned, g["turned"])
+        turn = do & ~exposed & ~opened  # the kitty turned (DBF-14, `_kitty_turn`)
+        g["T"] = jnp.where(turn, g["kt"], g["T"])
+        g["turned"] = jnp.where(turn, g["kturned"], g["turned"])
         g["leader"] = jnp.where(turn & first, S, g["leader"])
         g["declaring"] = jnp.where(turn & first, S % 2, g["declaring"])
         g["drawn"] = jnp.where(do, ds.NUM_DRAWN, g["drawn"])
