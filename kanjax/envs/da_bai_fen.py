@@ -70,7 +70,7 @@ WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
 LAYOUT = Layout(HEAD, WIDE)
 CARD_TABLES = ("eff", "str")  # the hand's card tables in the working state (`_tables`)
 # `step_batch`: the share of lanes taken at a time by the whole step and by the dealing
-# (random play: about 0.4% and 7% of the lanes a step; one trip of the loop in most steps)
+# (random play: about 0.3% and 7% of the lanes a step; one trip of the loop in most steps)
 WHOLE_SHARE, DEAL_SHARE = 1 / 128, 3 / 32
 
 
@@ -813,7 +813,7 @@ class DbfEnv(MatchEnv):
 
     def step_batch(self, states: DbfState, actions: Array, keys: Array) -> DbfState:
         """`jax.vmap(self.step)`, bit for bit: every lane takes the common step
-        (`_common_step`); the lanes it does not cover (about 0.4% in random play: claims, the
+        (`_common_step`); the lanes it does not cover (about 0.3% in random play: claims, the
         last trick, an annulled open deal, the match's end) take the whole step without
         dealing, `WHOLE_SHARE` of the lanes at a time (`jaxutil.update_lanes_batched`); then
         the lanes whose hand ended deal the next, `DEAL_SHARE` at a time: the shuffle and the
