@@ -92,7 +92,7 @@ def test_issue_45_dbf_common_step_is_the_whole_step_in_every_variant(flags):
     assert dealt.sum() > BATCH
 
 
-def test_issue_45_dbf_common_step_covers_multi_card_plays():
+def test_issue_45_dbf_23_25_26_common_step_covers_multi_card_plays():
     """The common step (`DbfEnv._common_step`) takes valid multi-card leads (DBF-23) and every
     pick of a multi-card follow (DBF-25, DBF-26) in random play, so that the whole step
     serves few lanes; `test_match_step_batch_is_vmap_step` checks its results."""

@@ -129,6 +129,12 @@ class DbfEnv(MatchEnv):
         lev = g["lev"]
         return jnp.where(g["kind"] == ds.OPEN_DEAL, lev[seat % 2], g["R"]) - 2
 
+    def _exposable(self, g, hand):
+        """bool[4]: the suits of which the mover holds a card of his exposable rank, among
+        the cards `hand` (DBF-12, 13, 22)."""
+        held = hand & (jnp.asarray(PRANK) == self._expo_rank(g, g["cur"]))
+        return jnp.stack([jnp.any(held & (jnp.asarray(PSUIT) == x)) for x in range(4)])
+
     # ---- the draw (DBF-11..16) ----------------------------------------------------------
     def _draw_loc(self, g, place, drawn):
         owner = (g["starter"] + place) % 4
@@ -849,10 +855,8 @@ class DbfEnv(MatchEnv):
         g = dict(w[0], dealt=w[0]["dealt"] + 1, nskip=jnp.int32(0), deal_done=jnp.int32(1))
 
         def exposures(g, loc):  # `_legal_from` in the draw
-            held = (loc == g["cur"]) & (jnp.asarray(PRANK) == self._expo_rank(g, g["cur"]))
-            expose = jnp.any(held[:, None] & (jnp.asarray(PSUIT)[:, None] == jnp.arange(4)),
-                             axis=0)
-            return jnp.concatenate([jnp.zeros(ds.PLAY + 1, bool), expose,
+            return jnp.concatenate([jnp.zeros(ds.PLAY + 1, bool),
+                                    self._exposable(g, loc == g["cur"]),
                                     jnp.array([True, False])])
 
         dealt = self._pack(s, (g,) + w[1:], rewards=jnp.zeros(4, jnp.float32),
@@ -929,12 +933,10 @@ class DbfEnv(MatchEnv):
         phase, cur = g["phase"], g["cur"]
         trump, eff, strength = self._tables(g, stored=True)
         hand = loc == cur
-        prank, psuit = jnp.asarray(PRANK), jnp.asarray(PSUIT)
+        prank = jnp.asarray(PRANK)
         # exposure: the mover's cards of his exposable rank (DBF-12/13/22)
         drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
-        er = self._expo_rank(g, cur)
-        held = hand & (prank == er)
-        expose = jnp.stack([jnp.any(held & (psuit == x)) for x in range(4)]) & drawing
+        expose = self._exposable(g, hand) & drawing
         # the discard
         discard = (phase == ds.PHASE_DISCARD) & hand & ~picked
         # play
