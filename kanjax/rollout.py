@@ -202,7 +202,7 @@ def make_rollout(
     return jax.jit(run)
 
 
-TAIL = 8  # a stream finishes its last matches on 1/TAIL of its lanes (`stream_games`)
+TAIL = 4  # a stream finishes its last matches on 1/TAIL of its lanes (`stream_games`)
 
 
 def stream_games(
@@ -226,7 +226,7 @@ def stream_games(
     (carry, ended bool[lanes]: the games this step ended, acc). `result(carry)` (one lane):
     what an ended game writes at its index. A lane whose game ends writes its result and
     starts the next unplayed game in place (`_end_games`: `start` only in those lanes), so
-    no lane waits for the slowest game. With `tail`, more games than lanes and at least 64
+    no lane waits for the slowest game. With `tail`, more games than lanes and at least 32
     lanes, the last games finish on lanes // `TAIL` lanes once none is left to start and
     few enough are left (a few long matches would otherwise keep every lane stepping): a
     second compile of `step`, at that width."""
@@ -330,7 +330,7 @@ def make_stream(
     auto reset (`stream_games`): a lane whose match ends records its results and starts the
     next unplayed match in place, so no lane waits for the batch's slowest match and the run
     keeps its steady-state speed until the last `lanes` matches, which finish on
-    `lanes // TAIL` lanes where there are more matches than lanes (and `lanes` >= 64)."""
+    `lanes // TAIL` lanes where there are more matches than lanes (and `lanes` >= 32)."""
     policies = _as_tuple(policies)
     limit = env.max_steps if max_steps is None else max_steps
 

@@ -85,7 +85,7 @@ def test_issue_45_a_batched_step_computes_the_policy_once():
     assert compiled.count(" count-leading-zeros(") == 1
 
 
-@pytest.mark.parametrize("games, lanes", [(11, 4), (70, 64)])  # 70 on 64: a tail on 8
+@pytest.mark.parametrize("games, lanes", [(11, 4), (70, 64)])  # 70 on 64: a tail on 16
 def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move(games, lanes):
     """`make_stream` (auto reset: `lanes` lanes, a finished match's lane starts the next one;
     the last matches on `lanes // TAIL` lanes) plays exactly the games of `make_rollout`,
@@ -113,8 +113,9 @@ def test_issue_45_a_stream_plays_the_rollouts_games_move_for_move(games, lanes):
 def test_stream_games_reuses_lanes_and_writes_each_game_at_its_index(games, lanes, count):
     """`stream_games` with a counter for a game: game g lasts 1 + g % 5 + g // 10 steps; each lane
     starts the next game when its game ends (lanes reused), games past `count` are not
-    played, the tail (100 games on 64 lanes) ends on 8 lanes, `acc` sums the active lanes."""
-    from kanjax.rollout import stream_games
+    played, the tail (100 games on 64 lanes) ends on 64 // TAIL lanes, `acc` sums the active
+    lanes."""
+    from kanjax.rollout import TAIL, stream_games
 
     def start(g):
         return {"game": g, "t": jnp.int32(0), "lane": jnp.int32(-1), "width": jnp.int32(0)}
@@ -138,4 +139,4 @@ def test_stream_games_reuses_lanes_and_writes_each_game_at_its_index(games, lane
     assert (used >= 0).all() and (used < lanes).all()
     assert np.bincount(used).max() >= 2  # a lane played several games
     widths = set(np.asarray(out["width"])[played].tolist())
-    assert widths == ({lanes, lanes // 8} if games > lanes >= 64 else {lanes})  # the tail
+    assert widths == ({lanes, lanes // TAIL} if games > lanes >= 64 else {lanes})  # the tail

@@ -819,20 +819,25 @@ class DbfEnv(MatchEnv):
 
     def step_batch(self, states: DbfState, actions: Array, keys: Array) -> DbfState:
         """`jax.vmap(self.step)`, bit for bit: every lane takes the common step
-        (`_common_step`); the lanes it does not cover (about 0.3% in random play: claims, the
-        last trick, an annulled open deal, the match's end) take the whole step without
-        dealing, `WHOLE_SHARE` of the lanes at a time (`jaxutil.update_lanes_batched`); then
-        the lanes whose hand ended deal the next, `DEAL_SHARE` at a time: the shuffle and the
-        draw to the first exposure decision (`_quick_dealt`), the whole `_dealt` only in a
-        group where some hand has nobody who may expose."""
+        (`_common_step`) and a finished game stays put; the live lanes the common step does not
+        cover (about 0.3% in random play: claims, the last trick, an annulled open deal, the
+        match's end) take the whole step without dealing, `WHOLE_SHARE` of the lanes at a time
+        (`jaxutil.update_lanes_batched`); then the lanes whose hand ended deal the next,
+        `DEAL_SHARE` at a time: the shuffle and the draw to the first exposure decision
+        (`_quick_dealt`), the whole `_dealt` only in a group where some hand has nobody who
+        may expose."""
         batch = actions.shape[0]
         nxt, common = jax.vmap(self._common_step)(states, actions)
+        # a finished game stays put (`Env._template`), as the idle lanes of a stream's end
+        done = states.terminated | states.truncated
+        nxt = jax.vmap(tree_where)(done, jax.vmap(self._seal)(
+            states.replace(rewards=jnp.zeros_like(states.rewards))), nxt)
 
         def whole(_nxt, lanes, _valid):
             return jax.vmap(lambda s, a: self._template(s, a, None))(*lanes)
 
         nxt, own = jaxutil.update_lanes_batched(
-            ~common, whole, (nxt, common), (states, actions),
+            ~common & ~done, whole, (nxt, common), (states, actions),
             max(8, int(batch * WHOLE_SHARE)))
         need = own & self._deal_done(nxt) & ~nxt.terminated
 
