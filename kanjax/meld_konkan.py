@@ -22,9 +22,9 @@ the longest working window holds every pickable card: a few bit operations per s
 `take_must_use_card`): see its docstring for why a handful of checks equal "some sequence of
 legal table actions of this turn places a card of type c by a new meld or a layoff".
 
-`opening_possible` / `opening_batch` (KON-E11 for an unopened player): some disjoint melds
-of H + c (15 cards) contain a card of type c, are worth `opening_min` or more with a run, and
-leave a card. Exact, by enumerated choices and precomputed tables:
+`opening_batch` (KON-E11 for an unopened player): some disjoint melds of H + c (15 cards)
+contain a card of type c, are worth `opening_min` or more with a run, and leave a card.
+Exact, by enumerated choices and precomputed tables:
 - Sets are enumerated per rank: which naturals of each suit go to sets there (`x`, a vector
   of 0..2 per suit; `SET_VALID`: they split, with k jokers, into sets of 3-4 distinct suits,
   any number of them). A choice is one option per rank (`SET_OPTIONS`), each suit's Aces split
@@ -457,7 +457,7 @@ def _take_checks(h: Array, c: Array, kind, key, nat, jok, must_use: bool) -> Arr
 # ---- KON-E11 for an unopened player: the exact opening search --------------------------------
 def opening_bound(cnt: Array, c: Array, opening_min: int | Array, need_run: bool,
                   need_c: bool) -> Array:
-    """A cheap necessary condition of `opening_possible` (False: impossible): counting every
+    """A cheap necessary condition of `opening_batch`'s answer (False: impossible): counting every
     natural that lies in some meld of the 15 cards `cnt` (a 3-window of positions with at least
     3 - J naturals, or a rank with at least 3 - J suits, J the jokers) at its value, and every
     joker at 11 (the most a joker is worth), the total reaches `opening_min`; with `need_c`, c
@@ -664,7 +664,7 @@ def _evaluate(cr: Array, J: Array, c: Array, T: Array, x: Array, split: Array, m
     suit the Aces put on 13, the others on 0; `mode` 1 / 2: a suit's Aces can only join a run at
     the low / high end, all go there) and, for a taken Ace, its end (`end`: 0 or 13), for the
     cards `cr` (int[13 ranks, 4 suits]) and J jokers: do runs of what is left, with the jokers,
-    complete an opening (`opening_possible`)?"""
+    complete an opening (`opening_batch`)?"""
     i32 = jnp.int32
     e1 = jnp.asarray([0] + [1] * 12, i32)
     xc = jnp.clip(x, 0, 80)
@@ -727,7 +727,7 @@ SET_BEST = _set_best()
 
 
 def opening_relaxed(cnt: Array, opening_min: Array) -> Array:
-    """A sound filter of `opening_possible` (False: impossible), one evaluation: the best runs
+    """A sound filter of `opening_batch`'s answer (False: impossible), one evaluation: the best runs
     of each suit from all its naturals (its Aces at both ends) and the best sets of each rank
     from all its naturals, a natural allowed in both, the jokers shared, reach `opening_min`."""
     i32 = jnp.int32
@@ -748,9 +748,12 @@ def opening_relaxed(cnt: Array, opening_min: Array) -> Array:
 
 def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_run: bool,
                   need_c: bool, width: int = CHUNK) -> Array:
-    """`opening_possible` for a batch (int[B, 53], int[B], int[B]) where `active` (bool[B]),
-    False elsewhere. Each trip of a `while_loop` tries the next `width` choices of the list the
-    lanes still open form (lane by lane, a prefix sum of their choices left): the trips add up
+    """KON-E11 for an unopened player, per lane of a batch (`cnt` int[B, 53]: the hand and the
+    taken card; `c`, `opening_min` int[B]) where `active` (bool[B]), False elsewhere: do some
+    disjoint melds of the 15 cards contain a card of type `c` (with `need_c`), meet KON-E10
+    (worth `opening_min` or more, a run among them with `need_run`) and leave a card? Exact
+    (module docstring). Each trip of a `while_loop` tries the next `width` choices of the list
+    the lanes still open form (lane by lane, a prefix sum of their choices left): the trips add up
     to the choices of the batch, not B times its largest lane's, and a lane stops at the first
     choice that works. Lanes `opening_relaxed` rules out make no trip."""
     i32 = jnp.int32
@@ -800,13 +803,3 @@ def opening_batch(cnt: Array, c: Array, opening_min: Array, active: Array, need_
         return (~found & (done < total)).any()
 
     return jax.lax.while_loop(cond, body, (jnp.zeros(B, i32), jnp.zeros(B, bool)))[1]
-
-
-def opening_possible(cnt: Array, c: Array, opening_min: int | Array, need_run: bool,
-                     need_c: bool) -> Array:
-    """KON-E11 for an unopened player: do some disjoint melds of the 15 cards `cnt` (int[53],
-    the hand and the taken card) contain a card of type `c` (with `need_c`), meet KON-E10
-    (worth `opening_min` or more, a run among them with `need_run`) and leave a card? Exact
-    (module docstring)."""
-    return opening_batch(jnp.asarray(cnt)[None], jnp.asarray(c)[None],
-                         jnp.asarray(opening_min)[None], jnp.ones(1, bool), need_run, need_c)[0]

@@ -51,7 +51,7 @@ def fold_in(key: Array, data: Array | int) -> Array:
     raw = _raw(key)
     if raw is None:
         return jax.random.fold_in(key, data)
-    return jnp.stack(threefry2x32(raw, jnp.uint32(0), jnp.asarray(data).astype(jnp.uint32)))
+    return jnp.stack(threefry2x32(raw, jnp.uint32(0), jnp.asarray(data, jnp.uint32)))
 
 
 def split_first(key: Array) -> Array:

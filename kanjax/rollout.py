@@ -123,22 +123,6 @@ def choose(
     return propose(env, policies, state, gkey, seating)[:2]
 
 
-def play_step(
-    env: Env,
-    policies: Sequence[Policy],
-    state: State,
-    gkey: Array,
-    seating: Array,
-) -> tuple[State, Array]:
-    """One step of one game: the policy seated for the current player picks the action.
-    Returns the next state and the action taken.
-
-    `seating[p]` is the index in `policies` of the policy playing player p.
-    """
-    action, skey = choose(env, policies, state, gkey, seating)
-    return env.step(state, action, skey), action
-
-
 def play_batch(
     env: Env,
     policies: Sequence[Policy],
@@ -146,8 +130,10 @@ def play_batch(
     gkeys: Array,
     seating: Array,
 ) -> tuple[State, Array]:
-    """`play_step` over a batch (leading axis B; `seating` int32[B, num_players]), the
-    same next states, the policies run by `propose_batch`, stepped with `env.step_batch`."""
+    """One step of a batch of games (leading axis B; `seating` int32[B, num_players], the index
+    in `policies` of the policy playing each player): the policy seated for each game's current
+    player picks the action (`propose_batch`), stepped with `env.step_batch`. Returns the next
+    states and the actions taken."""
     actions, skeys, _, _ = propose_batch(env, policies, states, gkeys, seating)
     return env.step_batch(states, actions, skeys), actions
 

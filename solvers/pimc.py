@@ -33,7 +33,6 @@ policy (jittable on the JAX search, as every kanjax bot).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -375,10 +374,3 @@ class Pimc:
         res = jnp.take_along_axis(res, lead[:, None, :], axis=2)  # a class shares its value
         score = jnp.sum(ok[:, :, None] * jnp.where(res < 0, 0.5, res), axis=1)
         return moves, jnp.where(moves >= 0, score, -1.0)
-
-
-def make_pimc(env: KanEnv, samples: int = 16, budget: int | None = None,
-              max_cards: int | None = None, lanes: int = 128, tries: int = 8,
-              backend: str = "auto") -> Callable[[Array, Array, Array], Array]:
-    """The PIMC policy `(key, observation, legal_mask) -> action` (see `Pimc`)."""
-    return Pimc(env, samples, budget, max_cards, lanes, tries, backend).policy

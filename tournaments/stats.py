@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -34,10 +33,6 @@ def _col(table: Columns, name: str) -> np.ndarray:
     if isinstance(table, pa.Table):
         return table.column(name).to_numpy()
     return np.asarray(table[name])
-
-
-def _z(level: float) -> float:
-    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def t_quantile(level: float, groups: int) -> float:

@@ -130,7 +130,6 @@ OUTCOME_NAMES = ("won", "drawn")
 # LOC_STOCK: face down in the stock; LOC_EXPOSED: the exposed card E (CQ-9); LOC_DEAD: turned
 # down after a decline (CQ-12).
 LOC_HAND, LOC_MELD, LOC_STOCK, LOC_EXPOSED, LOC_DEAD = 0, 2, 4, 5, 6
-LOC_NAMES = ("hand 0", "hand 1", "meld 0", "meld 1", "stock", "exposed", "dead")
 
 # ---- bounds (§7, module docstring) -----------------------------------------------------------
 MAX_DEAL_STEPS = 220

@@ -46,7 +46,6 @@ NUM_PLAYERS = 4
 HAND_SIZE = 12
 KITTY_SIZE = 6
 NUM_DRAWN = NUM_PLAYERS * HAND_SIZE  # cards 0..47 of the deck order are drawn (DBF-11)
-MAX_HAND_SIZE = HAND_SIZE + KITTY_SIZE  # L between the kitty pickup and the discard (§7)
 DECK = Deck("da_bai_fen", tuple(suited_tokens(SUITS, RANK_CHARS) + ["BJ", "RJ"]))
 TOTAL_POINTS = 100
 # DBF-2: every K and T = 10, every 5 = 5, all other cards (jokers included) 0.

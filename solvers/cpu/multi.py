@@ -664,6 +664,12 @@ def _sure(st, data, cards, params, side):
     return best, best_s, best_top
 
 
+# Recursive and cached: numba loads a recursive function back from its cache safely while the
+# recursion stays within one signature, as here (each recursive call passes its arguments'
+# own types; `Solver.value`, the only other caller, builds them; a test checks one signature).
+# A call of other types whose recursion comes back to this one (numba issue 6061: an omitted
+# default argument; or an int32 `depth`, whose `depth + 1` is an int64) fails with an
+# unresolved symbol, or a segfault once loaded from the cache.
 @njit(nogil=True, cache=True)
 def _ab(st, alpha, beta, depth, data, cards, params, side, tt, moves, bads, scores, nodes,
         states, work, keys, rels, hits, killers, facts, limit):

@@ -1,5 +1,5 @@
-"""The compiled double-dummy search: one problem at a time, an explicit stack (numba cannot
-load a recursive function back from its cache), no Python in the loop.
+"""The compiled double-dummy search: one problem at a time, an explicit stack, no Python in the
+loop. (numba's cache would hold a recursive search too, within the limit `multi._ab` states.)
 
 The algorithm is the batched JAX search's (`solvers.search`), as DDS's: null-window searches
 ("does the side reach a total of `t`?") with fail-soft bounds, driven to the value by

@@ -543,6 +543,18 @@ def test_DBF_cpu_small_table_equals_reference():
     assert full > 5
 
 
+def test_DBF_cpu_recursive_search_keeps_one_signature():
+    """`multi._ab` recurses and is cached: numba loads it back safely only while its recursion
+    stays within one signature (its comment), so every call of the solver (every move's value,
+    mid-trick roots, a node limit, threads) compiles that one."""
+    from solvers.cpu import multi
+
+    positions = list(random_positions(random.Random(3), 8, 4))
+    multi.solve_many(positions, all_moves=True, threads=2)
+    multi.Solver(positions[0], limit=np.array([10**9])).value()
+    assert len(multi._ab.signatures) == 1
+
+
 def test_DBF_cpu_node_limit_gives_up():
     """A search past its node limit raises `GivenUp` and spends the solver; another thread
     lowering the limit to 0 stops a long search (a whole hand) at once; a limit it stays
