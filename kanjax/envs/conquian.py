@@ -1,7 +1,7 @@
 """Conquian as a jittable JAX environment (`kanjax.make("conquian")`): a deal, or with
 `carry_pot` (the default) the series of deals that settles one stake (CQ-22).
 
-Rules: /work/shared/rules/conquian.md (CQ-1..27, CQ-V1/V2); vocabulary (card ids, action ids,
+Rules: `docs/rules/conquian.md` (CQ-1..27, CQ-V1/V2); vocabulary (card ids, action ids,
 phases, outcomes, locations, `CqConfig`): `kanjax.envs.cq_spec`. Meld questions go to the
 rummy kernel `kanjax.meld` (rank words, no search at run time).
 
@@ -118,7 +118,6 @@ class ConquianEnv(Env):
         self.max_deals = config.deals
         self.max_steps = config.deals * cq.MAX_DEAL_STEPS
         self.stochastic_step = config.deals > 1  # a drawn deal is followed by a new one
-        self._names = cq.action_names(config.deck)
 
     def __hash__(self) -> int:
         return hash(self.config)

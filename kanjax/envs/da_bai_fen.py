@@ -1,6 +1,6 @@
 """Da Bai Fen (打百分), the whole game as a jittable JAX environment (`kanjax.make("da_bai_fen")`).
 
-Rules: the Da Bai Fen rules (DBF-1..43, V1..V13); vocabulary (card ids, action
+Rules: `docs/rules/da_bai_fen.md` (DBF-1..43, V1..V13); vocabulary (card ids, action
 ids, phases, outcomes, location codes, `DbfConfig`): `kanjax.envs.dbf_spec`. The decisions the
 rules leave to the implementer are those of `kanjax.reference.da_bai_fen`'s docstring.
 

@@ -1,7 +1,7 @@
 """Konkan as a jittable JAX environment (`kanjax.make("konkan", **flags)`, flags: `KonConfig`):
 a whole game of `n_rounds` rounds in one episode, 2..5 players solo or 4 in pairs.
 
-Rules: /work/shared/rules/konkan.md (KON-1..38); the turn, the masks and the summary:
+Rules: `docs/rules/konkan.md` (KON-1..38); the turn, the masks and the summary:
 docs/konkan.md (KON-E1..E16), followed to the letter; vocabulary (types, action ids, phases,
 outcomes, summary keys, config): `kanjax.envs.kon_spec`. Meld questions go to the kernel
 `kanjax.meld_konkan` (rank words, windows of positions, half tables; no search at run time).
