@@ -6,7 +6,7 @@ import functools
 import importlib
 
 from kanjax.api import Env, State
-from kanjax.envs import GAMES
+from kanjax.games import GAMES
 
 __all__ = ["Env", "State", "deal_env", "deal_game", "games", "make"]
 
@@ -39,10 +39,10 @@ def _new(name: str, flags: dict) -> Env:
 
 
 def deal_game(text: str) -> str:
-    """The game of a deal string (its first word), or of a bridge PBN deal (`kanjax.pbn`):
+    """The game of a deal string (its first word), or of a bridge PBN deal (`kanjax.core.pbn`):
     the registered game whose `from_deal` reads PBN."""
-    from kanjax.cards import deal_header
-    from kanjax.pbn import looks_like_pbn
+    from kanjax.core.cards import deal_header
+    from kanjax.core.pbn import looks_like_pbn
 
     if not looks_like_pbn(text):
         return deal_header(text).game
@@ -61,8 +61,8 @@ def deal_env(text: str, game: str | None = None, **flags) -> Env:
     """The env of a deal string: game `game` (default: `deal_game(text)`) with `flags`, plus
     the variant flags the string's header implies (`Env.deal_flags`) where `flags` does not
     set them."""
-    from kanjax.cards import deal_header
-    from kanjax.pbn import looks_like_pbn
+    from kanjax.core.cards import deal_header
+    from kanjax.core.pbn import looks_like_pbn
 
     game = game or deal_game(text)
     if not looks_like_pbn(text):

@@ -25,9 +25,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.cards import Deal, Deck
-from kanjax.envs.layout import slots
-from kanjax.jaxutil import Array, tree_where
+from kanjax.core.cards import Deal, Deck
+from kanjax.core.jaxutil import Array, tree_where
+from kanjax.core.layout import slots
 from kanjax.scene import Scene
 
 if typing.TYPE_CHECKING:
@@ -260,8 +260,8 @@ class Env(abc.ABC):
     # factory(env) -> policy (`kanjax.bots.make_heuristic`); None: the game has none
     random_bot: ClassVar[str | None] = None  # "module:factory" of the game's random bot (a
     # tournament's kind "random", `kanjax.bots.make_random`); None: `uniform_random`
-    card_deck: Deck  # the variant's cards as notation (`kanjax.cards.Deck`: ids <-> tokens)
-    reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.pbn)
+    card_deck: Deck  # the variant's cards as notation (`kanjax.core.cards.Deck`: ids <-> tokens)
+    reads_pbn: ClassVar[bool] = False  # `from_deal` also reads a bridge PBN deal (kanjax.core.pbn)
     card_actions: int = 0  # action ids below this play cards (`kanjax bench` counts plays)
     bench_baseline: ClassVar[tuple[str, str]] = ("oh_hell(players=5,num_tricks_fixed=10)",
                                                  "deals")  # the OpenSpiel game `kanjax bench`
@@ -277,7 +277,7 @@ class Env(abc.ABC):
         raise NotImplementedError(f"{self.name}: no worst score")
 
     def deal_flags(self, deal: Deal) -> dict[str, Any]:
-        """The variant flags a deal string's header (`kanjax.cards.deal_header`) implies (a
+        """The variant flags a deal string's header (`kanjax.core.cards.deal_header`) implies (a
         player count, a deck variant); `kanjax.deal_env` makes the env with them."""
         return {}
 

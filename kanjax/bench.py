@@ -22,7 +22,7 @@ import numpy as np
 import kanjax
 from kanjax.api import Array, Env
 from kanjax.bots import uniform_random
-from kanjax.jaxutil import update_lanes
+from kanjax.core.jaxutil import update_lanes
 from kanjax.rollout import game_key, make_stream, play_batch
 
 

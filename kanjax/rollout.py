@@ -21,10 +21,11 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from kanjax import exported, prng
+from kanjax import exported
 from kanjax.api import Env, State
 from kanjax.bots import uniform_random
-from kanjax.jaxutil import materialize, update_lanes
+from kanjax.core import prng
+from kanjax.core.jaxutil import materialize, update_lanes
 
 Array = jax.Array
 Policy = Callable[[Array, Array, Array], Array]

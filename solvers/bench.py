@@ -121,7 +121,7 @@ def dbf_positions(deals: int, cards: int, seed: int) -> list[Position]:
     played or in the kitty): a random trump level R and suit T (DBF-4..7), leader (seat 0
     or 2's team declaring by the leader's), kitty of six; the side: the opponents (P)."""
     import kanjax
-    from kanjax.envs import dbf_spec as ds
+    from kanjax.games.da_bai_fen import spec as ds
     from solvers.position import Rules
 
     env = kanjax.make("da_bai_fen")

@@ -1,6 +1,6 @@
 """Bridge users' inputs to the solvers (DDS's): PBN files of boards and PBN endings.
 
-- `read_boards(path)`: the boards of a PBN file (`kanjax.pbn.read_pbn_games`): each one's
+- `read_boards(path)`: the boards of a PBN file (`kanjax.core.pbn.read_pbn_games`): each one's
   deal, name (its `Board` tag), dealer and vulnerability (for the par score, `solvers.par`).
 - `ending_position(text, ...)`: a PBN deal of fewer than 13 cards a hand (an ending, at a
   trick's start) -> its `Position`, trump and leader as for a whole deal (`from_deal`'s).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from kanjax.pbn import HAND_SIZE, format_pbn, parse_pbn, read_pbn_games
+from kanjax.core.pbn import HAND_SIZE, format_pbn, parse_pbn, read_pbn_games
 from solvers import convert
 from solvers.position import Position
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kanjax.cli import set_flags
-from kanjax.pbn import is_ending, looks_like_pbn
+from kanjax.core.pbn import is_ending, looks_like_pbn
 from solvers import api, boards, convert
 from solvers.par import par
 from solvers.position import Position

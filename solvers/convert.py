@@ -89,7 +89,7 @@ def from_deal(text: str, game: str | None = None, *, trump: str | int | None = N
 
 
 def from_pbn(pbn: str, trump, leader) -> Position:
-    """A full bridge deal in PBN (`N:<hand> <hand> <hand> <hand>`, `kanjax.pbn`) before the
+    """A full bridge deal in PBN (`N:<hand> <hand> <hand> <hand>`, `kanjax.core.pbn`) before the
     opening lead, with `trump` and the opening `leader` as the PBN game's `trick_start`
     takes them; bad input raises ValueError (`CardError` for the PBN text)."""
     return from_deal(pbn, trump=trump, leader=leader)[0]

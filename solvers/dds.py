@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 import kanjax
-from kanjax.pbn import SEATS
+from kanjax.core.pbn import SEATS
 from solvers.convert import rules_of
 from solvers.position import NO_TRUMP, Position
 

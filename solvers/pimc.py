@@ -2,11 +2,11 @@
 on either double-dummy backend (the batched JAX search: Gonin Kan only).
 
 For the player to act in trick play: sample N layouts of the hidden hands consistent with his
-observation (`solvers.sampling`, KAN-46), solve every (layout, legal move) pair open, and play
-the move with the best mean. On the batched JAX search (`solvers.search`, for accelerators)
-everything is one jittable function of the observation; on the compiled CPU search
-(`solvers.cpu`, the default on a CPU) the layouts are sampled and the move chosen in JAX and
-the problems solved on the host, every core busy.
+observation (`kanjax.games.kan.sampler`, KAN-46), solve every (layout, legal move) pair open, and
+play the move with the best mean. On the batched JAX search (`solvers.search`, for accelerators)
+everything is one jittable function of the observation; on the compiled CPU search (`solvers.cpu`,
+the default on a CPU) the layouts are sampled and the move chosen in JAX and the problems solved on
+the host, every core busy.
 
 - What is solved: the deal's result. Each problem is the goal "my side reaches its target"
   (kankei `T(d)`, mukankei `U(d) = 17 - T(d)`, KAN-29, KAN-48; Gambari: the bid target `t`,
@@ -20,7 +20,7 @@ the problems solved on the host, every core busy.
   run past any useful budget there; the CPU search's is 10, whole hands), and a problem still
   open after `budget` search nodes counts as a coin flip (1/2).
 - Ties (moves of equal mean, the usual case when the deal is decided either way, and every
-  decision outside trick play) go to the heuristic bot (`kanjax.bots.heuristic`) among the
+  decision outside trick play) go to the heuristic bot (`kanjax.games.kan.heuristic`) among the
   tied moves: PIMC keeps the heuristic's move unless the solver finds a better one.
 - Moves of one rank-equivalence class (adjacent live cards of one hand, worth the same points)
   are one problem: the class does not depend on the layout.
@@ -39,15 +39,15 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.api import Array, Env
-from kanjax.bots.heuristic import POINT, make_heuristic
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.dealing import ring_positions
-from kanjax.envs.kan import JK, PLAY, KanEnv
+from kanjax.core.dealing import ring_positions
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import JK, PLAY, KanEnv
+from kanjax.games.kan.heuristic import POINT, make_heuristic
+from kanjax.games.kan.sampler import make_sampler
 from solvers import api, convert, pimc_dbf, search
 from solvers import reference as ref
 from solvers.cpu import backend as cpu
 from solvers.position import Position
-from solvers.sampling import make_sampler
 
 KAN_GAMES = ("gonin_kan", "yonin_kan", "gambari_kan")  # the games `Pimc` plays
 JAX_GAMES = ("gonin_kan",)  # ... on the batched JAX search (its problems are Gonin Kan's)

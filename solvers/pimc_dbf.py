@@ -3,13 +3,13 @@
 
 In trick play (phase play), once the mover holds at most `max_cards` cards: sample `samples`
 layouts of the hidden hands and the kitty consistent with his observation
-(`solvers.sampling_dbf`), build each layout's double-dummy position (`layout_position`: the
-hand's rules as the engine gives them, `DbfEnv.hand_rules`, with the layout's kitty points for
-DBF-29's last-trick bonus and DBF-24's penalty; the current trick; the points taken), solve
-the exact value of every legal play (`api.solve(..., all_moves=True, backend="cpu")`, the
-multi-card search `solvers.cpu.multi`: the opponents' points P, DBF-30) and score each play by
-its mean over the layouts of the mover's team's outcome (P for the opponents, -P for the
-declarers). The heuristic bot (`kanjax.bots.dbf_heuristic`) breaks ties and decides
+(`kanjax.games.da_bai_fen.sampler`), build each layout's double-dummy position (`layout_position`:
+the hand's rules as the engine gives them, `DbfEnv.hand_rules`, with the layout's kitty points for
+DBF-29's last-trick bonus and DBF-24's penalty; the current trick; the points taken), solve the
+exact value of every legal play (`api.solve(..., all_moves=True, backend="cpu")`, the multi-card
+search `solvers.cpu.multi`: the opponents' points P, DBF-30) and score each play by its mean over
+the layouts of the mover's team's outcome (P for the opponents, -P for the
+declarers). The heuristic bot (`kanjax.games.da_bai_fen.heuristic`) breaks ties and decides
 everything else.
 
 A play of several cards is several actions (picks, and `play` to close a lead). At every pick
@@ -35,11 +35,11 @@ import numpy as np
 
 from kanjax.api import Array, Env
 from kanjax.bots import make_heuristic
-from kanjax.envs import dbf_spec as ds
-from kanjax.envs.da_bai_fen import OBS_HEAD, POINTS, TRUMP
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.engine import OBS_HEAD, POINTS, TRUMP
+from kanjax.games.da_bai_fen.sampler import KITTY, make_sampler
 from solvers import api
 from solvers.position import Position, Rules, play_cards
-from solvers.sampling_dbf import KITTY, make_sampler
 
 GAMES = ("da_bai_fen",)
 MAX_CARDS = 6  # default: exact solves take ~0.015 s at 6 cards a hand, 0.25 s at 8

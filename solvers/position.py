@@ -76,7 +76,7 @@ class Rules:
     lowest card of the led suit (above the other suits' cards). `cards_a_play`: the most
     cards one play holds; a lead of several cards is of one suit, a follower plays as many
     and must follow with as many of the led suit as he holds (DBF-21, DBF-25), the winner
-    is `kanjax.trick.winning_play`'s (DBF-26). `quads` (empty: none): per card the strength
+    is `kanjax.core.trick.winning_play`'s (DBF-26). `quads` (empty: none): per card the strength
     of a four-of-a-kind of its kind (DBF-V8's Dun, 0: in none). For display: `tokens` (a
     card id's name), `suit_names` (a letter a suit, as the game names trumps) and
     `seat_names` (empty: seats are shown as the game's players).

@@ -1,6 +1,6 @@
 """The exact CPU reference double-dummy solver: plain Python, written from the rules alone.
 
-It does not use the JAX engine (`kanjax.envs`, `kanjax.trick`), so the two can check each
+It does not use the JAX engine (`kanjax.games`, `kanjax.core.trick`), so the two can check each
 other. Positions and goals are `solvers.position`'s, the rules data the game gives: follow
 suit if able; the joker, where the deck has one, played when `Rules.joker` allows it in the
 trick and beating every card (the led suit's lowest in the last trick under

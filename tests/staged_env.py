@@ -21,8 +21,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax import trick
 from kanjax.api import Array, Env, ObservationSpec, ObsField, State, register_state
+from kanjax.core import trick
 
 NUM_CARDS = 16
 PLAY = NUM_CARDS  # the action that plays the selection

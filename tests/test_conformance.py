@@ -11,7 +11,7 @@ import pytest
 import kanjax
 from kanjax.api import ObservationSpec, ObsField
 from kanjax.conformance import check_env
-from kanjax.envs.whist import WhistEnv
+from kanjax.games.whist.engine import WhistEnv
 
 CASES = [
     ("gonin_kan", {"players": 6, "n_rounds": 1, "shippo_jo": True}),

@@ -1,5 +1,5 @@
-"""The game-neutral pieces of the engines: dealing (kanjax.envs.dealing), header slots
-(kanjax.envs.layout) and deal-string headers (kanjax.envs.deal_fields), for the decks of the
+"""The game-neutral pieces of the engines: dealing (kanjax.core.dealing), header slots
+(kanjax.core.layout) and deal-string headers (kanjax.core.deal_fields), for the decks of the
 games that use them now (Kan, whist) and next (Da Bai Fen: 54 cards and a kitty; Konkan: 106
 cards and a stock)."""
 
@@ -8,11 +8,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from kanjax import jaxutil
-from kanjax.envs import dealing
-from kanjax.envs.deal_fields import read_deal
-from kanjax.envs.layout import Layout, slots
-from kanjax.envs.whist import DECK as WHIST_DECK
+from kanjax.core import dealing, jaxutil
+from kanjax.core.deal_fields import read_deal
+from kanjax.core.layout import Layout, slots
+from kanjax.games.whist.engine import DECK as WHIST_DECK
 
 
 @pytest.mark.parametrize("num_cards, absent, sizes", [

@@ -7,8 +7,8 @@ import pytest
 
 import kanjax
 from kanjax.bots import make_heuristic, uniform_random
-from kanjax.envs.kan import summary
-from kanjax.jaxutil import tree_where
+from kanjax.core.jaxutil import tree_where
+from kanjax.games.kan.engine import summary
 from kanjax.rollout import game_key, play_batch, propose, propose_batch, rollout, step_keys
 
 

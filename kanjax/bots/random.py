@@ -6,8 +6,8 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from kanjax import prng
-from kanjax.jaxutil import pack_bits
+from kanjax.core import prng
+from kanjax.core.jaxutil import pack_bits
 
 Array = jax.Array
 
@@ -16,7 +16,7 @@ def uniform_random(key: Array, observation: Array, legal_mask: Array) -> Array:
     """A uniformly random legal action: `(key, observation, legal_mask) -> action`.
 
     One random word picks the r-th legal action, r = word mod (number of legal actions): the
-    mask is packed into 32-bit words (`kanjax.jaxutil.pack_bits`), `population_count` finds the
+    mask is packed into 32-bit words (`kanjax.core.jaxutil.pack_bits`), `population_count` finds the
     word holding the r-th set bit and a five-step binary search finds the bit. Everything is
     elementwise over a handful of words (no reductions, prefix sums or gathers, which XLA runs
     as slow loops on CPU). The modulo bias is below 2**-24.

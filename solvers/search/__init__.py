@@ -55,7 +55,7 @@ node decided by its children:
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
   CPU a search keeps about one core busy: its step is some 250 small XLA kernels).
 
-The rules kernel (legal moves, trick winner, points) is the environments' `kanjax.trick`
+The rules kernel (legal moves, trick winner, points) is the environments' `kanjax.core.trick`
 (the running trick and its one update, `add_play`; a card's strength) on the game's rules
 data (`solvers.position.Rules`), applied to suit words instead of per-card arrays.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kanjax.jaxutil import Array
+from kanjax.core.jaxutil import Array
 from solvers.search.words import SUITS, above, top, trumps, words_of
 
 

@@ -10,8 +10,8 @@ import dataclasses
 import jax
 import jax.numpy as jnp
 
-from kanjax import trick as trick_kernel
-from kanjax.jaxutil import Array, tree_where
+from kanjax.core import trick as trick_kernel
+from kanjax.core.jaxutil import Array, tree_where
 from solvers.position import Rules
 from solvers.search import play
 from solvers.search.problems import SCALARS, Batch
@@ -57,7 +57,7 @@ class Play:
     """The play's bookkeeping at a node (int32): what a move changes besides the cards, and
     what the stack saves per depth (`snapshot`) so that taking the move back restores it.
 
-    leader: the current trick's leader. trick: the current trick (`kanjax.trick.Trick`: its
+    leader: the current trick's leader. trick: the current trick (`kanjax.core.trick.Trick`: its
     led suit, best strength, the seat that made it, the points in it and the plays made;
     after a trick's end the finished trick, count 0). sp, op: the points (plain tricks: tricks) the
     side and the other side have taken. done: the tricks completed.

@@ -20,8 +20,8 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from kanjax import trick as trick_kernel
-from kanjax.jaxutil import Array, tree_where
+from kanjax.core import trick as trick_kernel
+from kanjax.core.jaxutil import Array, tree_where
 from solvers.search import bounds, ordering, play, table
 from solvers.search.lane import DECIDED, ENTER, Config, Lane, Play, Stack
 from solvers.search.words import SUITS, closure, slot, words_of

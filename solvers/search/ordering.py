@@ -11,9 +11,9 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from kanjax import jaxutil
-from kanjax.jaxutil import Array
-from kanjax.trick import LED_BASE, TRUMP_BASE, Trick
+from kanjax.core import jaxutil
+from kanjax.core.jaxutil import Array
+from kanjax.core.trick import LED_BASE, TRUMP_BASE, Trick
 from solvers.position import Rules
 from solvers.search.play import strength
 from solvers.search.words import JK_CODE, LEAD_CODE, SUITS, stronger, top, top_bit, trumps

@@ -2,7 +2,7 @@
 rank equivalence, and a completed trick's cards taken out of (and put back into) the words.
 
 The rules are the game's data (`solvers.position.Rules`: when the joker may be played, each
-trick; whether it is low in the last) on `kanjax.trick`'s kernel, applied to suit words
+trick; whether it is low in the last) on `kanjax.core.trick`'s kernel, applied to suit words
 instead of per-card arrays.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from kanjax import trick as trick_kernel
-from kanjax.jaxutil import Array
+from kanjax.core import trick as trick_kernel
+from kanjax.core.jaxutil import Array
 from solvers.position import JOKER_PLAYS, Rules
 from solvers.search.words import JK_CODE, LEAD_CODE, SUITS, top
 

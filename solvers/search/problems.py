@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.jaxutil import Array
+from kanjax.core.jaxutil import Array
 from solvers.position import JK, LEAD_JK, Position
 from solvers.search.words import CODES, JK_CODE, LEAD_CODE, NUM_CODES, SUITS, word_bit
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from kanjax.jaxutil import Array
+from kanjax.core.jaxutil import Array
 from solvers.search.lane import Config, Lane, Stack, load, new_stacks
 from solvers.search.node import step
 from solvers.search.problems import Batch

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.jaxutil import Array
+from kanjax.core.jaxutil import Array
 from solvers.position import Rules
 from solvers.search import play, queue
 from solvers.search.lane import Config, load

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from kanjax.jaxutil import Array
+from kanjax.core.jaxutil import Array
 from solvers.position import Rules
 from solvers.search.lane import Config, Lane
 from solvers.search.words import closure, fmix, halves, hash_consts, pairs

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax import cards
-from kanjax.cards import CardError
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import CARD_TOKENS, CONTRACT, IKU_KOI, PLAY, PLAYED, KanState
-from kanjax.pbn import format_pbn, parse_pbn
+from kanjax.core import cards
+from kanjax.core.cards import CardError
+from kanjax.core.pbn import format_pbn, parse_pbn
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import CARD_TOKENS, CONTRACT, IKU_KOI, PLAY, PLAYED, KanState
 from solvers.convert import deal_state, from_deal, from_pbn, from_state
 from solvers.position import LEAD_JK, NO_TRUMP
 from tests.solvers.rules import WHIST, game_rules

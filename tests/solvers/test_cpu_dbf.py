@@ -1,6 +1,6 @@
 """Da Bai Fen's trick play in the double-dummy solvers (issue 27): the plain-Python oracle
 `solvers.reference_dbf` on §8's scenarios as solver positions, its move generator against the
-reference engine's mask (`kanjax.reference.da_bai_fen`, whole plays completed pick by pick),
+reference engine's mask (`kanjax.games.da_bai_fen.reference`, whole plays completed pick by pick),
 and the compiled search (`solvers.cpu.multi`) against the oracle, every move's value included.
 
 Positions are built beside a reference engine hand (`DbfRef.from_position`), whose ranking
@@ -16,8 +16,8 @@ import random
 import numpy as np
 import pytest
 
-from kanjax.envs import dbf_spec as ds
-from kanjax.reference.da_bai_fen import DbfRef
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.reference import DbfRef
 from solvers import reference_dbf as rd
 from solvers.position import Position, Rules, play_cards, play_mask
 from tests.games.da_bai_fen.helpers import cards, suit, whole_plays

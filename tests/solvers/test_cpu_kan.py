@@ -19,8 +19,8 @@ import jax
 import numpy as np
 import pytest
 
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import CONTRACT
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import CONTRACT
 from solvers import api
 from solvers import reference as ref
 from solvers.convert import deal_state, from_state

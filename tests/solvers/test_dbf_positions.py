@@ -1,5 +1,5 @@
 """Da Bai Fen for the double-dummy solvers (issue 24, solver readiness): the trick kernel's n-card
-play comparison (`kanjax.trick.winning_play`, DBF-26) and multi-lead validity (`lead_valid`,
+play comparison (`kanjax.core.trick.winning_play`, DBF-26) and multi-lead validity (`lead_valid`,
 DBF-23) on the §8 scenarios, and `solvers.convert.from_state` on a Da Bai Fen state in trick
 play: a `Position` of the hand's rules (effective suits, strengths, points, the kitty bonus,
 plays of up to 12 cards), which every search refuses, naming the limit.
@@ -14,9 +14,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from kanjax import shengji as sj
-from kanjax import trick as tk
-from kanjax.envs import dbf_spec as ds
+from kanjax.core import trick as tk
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen import trumps as sj
 from solvers import api, reference
 from solvers.convert import from_state, rules_of
 from solvers.position import Position

@@ -17,10 +17,10 @@ import pytest
 
 import kanjax
 from kanjax.bots import uniform_random
-from kanjax.bots.heuristic import make_heuristic
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import PLAY
-from kanjax.envs.kan_views import header_slots
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import PLAY
+from kanjax.games.kan.heuristic import make_heuristic
+from kanjax.games.kan.views import header_slots
 from solvers import convert, pimc, search
 from solvers import reference as ref
 

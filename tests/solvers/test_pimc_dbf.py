@@ -14,7 +14,7 @@ import pytest
 
 import kanjax
 from kanjax.bots import make_heuristic
-from kanjax.envs import dbf_spec as ds
+from kanjax.games.da_bai_fen import spec as ds
 from solvers import pimc
 from solvers import reference_dbf as rd
 from solvers.convert import from_state

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanjax import cards
+from kanjax.core import cards
 from solvers import reference as ref
 from solvers.position import JK, LEAD_JK, Position, Rules
 from tests.solvers.rules import WHIST, game_rules

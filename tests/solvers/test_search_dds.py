@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("endplay")
 
-from kanjax.envs.whist import TRUMPS as WHIST_TRUMPS  # noqa: E402
-from kanjax.pbn import SEATS  # noqa: E402
+from kanjax.core.pbn import SEATS  # noqa: E402
+from kanjax.games.whist.engine import TRUMPS as WHIST_TRUMPS  # noqa: E402
 from solvers import api, bench, search  # noqa: E402
 from solvers import reference as ref  # noqa: E402
 from solvers.convert import from_pbn  # noqa: E402

@@ -218,7 +218,7 @@ def test_batch_rows_hold_side_trump_leader_choices_and_never_overwrite(tmp_path,
                                                                         monkeypatch):
     """A row a deal with its side, trump, leader and the open choices weighed (here two
     trumps left open, as a game's `trick_choices` may); each run its own file."""
-    from kanjax.envs.whist import WhistEnv
+    from kanjax.games.whist.engine import WhistEnv
 
     monkeypatch.setattr(WhistEnv, "trick_choices", lambda self, deal, trump, leader: [
         {"trump": "S", "leader": leader}, {"trump": "NT", "leader": leader}])

@@ -1,4 +1,4 @@
-"""Kan's tournament views (`kanjax.envs.kan_results`) where a rule decides a deal's row: a
+"""Kan's tournament views (`kanjax.games.kan.results`) where a rule decides a deal's row: a
 void Shippo-Jo deal (KAN-71) and the sitting-out 6-player dealer (KAN-17)."""
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import dataclasses
 
 import numpy as np
 
-from kanjax.envs import cq_spec as cq
-from kanjax.reference.conquian import CqRef, pot_settlement
+from kanjax.games.conquian import spec as cq
+from kanjax.games.conquian.reference import CqRef, pot_settlement
 from tests.harness import differential as hd
 
 SCALARS = ("phase", "current_player", "dealer", "exposed", "refusal", "stock_left",

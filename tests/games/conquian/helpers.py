@@ -8,8 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.envs import conquian as engine
-from kanjax.envs import cq_spec as cq
+from kanjax.games.conquian import engine
+from kanjax.games.conquian import spec as cq
 from tests.harness.named import legal, play  # noqa: F401 (the scenarios import them here)
 
 

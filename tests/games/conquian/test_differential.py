@@ -1,5 +1,5 @@
-"""Differential tests: the JAX Conquian engine (`kanjax.envs.conquian`) vs its plain-Python
-reference (`kanjax.reference.conquian`), step by step (`tests.harness.differential`): every
+"""Differential tests: the JAX Conquian engine (`kanjax.games.conquian.engine`) vs its plain-Python
+reference (`kanjax.games.conquian.reference`), step by step (`tests.harness.differential`): every
 legal mask, the mover, the phase, E and its state, the refusal, every card's location, the
 selection, the stock, the outcome, the pot and the scores.
 
@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanjax.envs import cq_spec as cq
-from kanjax.reference import meld as ref_meld
+from kanjax.games.conquian import reference_meld as ref_meld
+from kanjax.games.conquian import spec as cq
 from tests.games.conquian.differential import ADAPTER
 from tests.harness import differential as hd
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax.cards import CardError
-from kanjax.envs import cq_spec as cq
+from kanjax.core.cards import CardError
+from kanjax.games.conquian import spec as cq
 from tests.games.conquian.helpers import make, position
 from tests.test_step_batch import trajectories
 

@@ -8,9 +8,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from kanjax import meld
-from kanjax.cards import CardError
-from kanjax.envs import cq_spec as cq
+from kanjax.core.cards import CardError
+from kanjax.games.conquian import meld
+from kanjax.games.conquian import spec as cq
 from tests.games.conquian.helpers import cards, legal, make, play, position, summary, where
 
 ENV = make()

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanjax.cards import CardError
-from kanjax.envs import cq_spec as cs
-from kanjax.reference.conquian import CqRef, pot_settlement, whole_takes
-from kanjax.reference.meld import (
+from kanjax.core.cards import CardError
+from kanjax.games.conquian import spec as cs
+from kanjax.games.conquian.reference import CqRef, pot_settlement, whole_takes
+from kanjax.games.conquian.reference_meld import (
     cover,
     fits,
     is_combination,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.envs import dbf_spec as ds
-from kanjax.reference.da_bai_fen import DbfRef
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.reference import DbfRef
 from tests.harness import differential as hd
 
 SCALARS = ("phase", "current_player", "hands_played", "hand_kind", "declaring", "trump_level",

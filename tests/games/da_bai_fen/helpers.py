@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import copy
 
-from kanjax.envs import dbf_spec as ds
-from kanjax.reference.da_bai_fen import DbfRef
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.reference import DbfRef
 
 C = ds.DECK.card
 

@@ -27,7 +27,7 @@ import jax
 import numpy as np
 
 import kanjax
-from kanjax.envs import dbf_spec as ds
+from kanjax.games.da_bai_fen import spec as ds
 
 C = ds.DECK.card
 KEY = jax.random.PRNGKey(0)

@@ -1,4 +1,4 @@
-"""The Da Bai Fen heuristic bot (`kanjax.bots.dbf_heuristic`): only legal actions over many
+"""The Da Bai Fen heuristic bot (`kanjax.games.da_bai_fen.heuristic`): only legal actions over many
 random states under jit + vmap (the Jilin rules with invalid multi-leads masked, so that its
 multi-leads are checked valid against the hidden hands), and its choices
 in scripted positions built from deal strings."""
@@ -12,8 +12,8 @@ import pytest
 
 import kanjax
 from kanjax.bots import has_heuristic, make_heuristic, uniform_random
-from kanjax.envs import dbf_spec as ds
-from kanjax.jaxutil import tree_where
+from kanjax.core.jaxutil import tree_where
+from kanjax.games.da_bai_fen import spec as ds
 from tests.games.da_bai_fen.cases import DEFAULT, MASKED
 
 C = ds.DECK.card

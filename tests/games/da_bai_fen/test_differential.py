@@ -1,7 +1,8 @@
-"""Differential tests: the JAX Da Bai Fen engine (`kanjax.envs.da_bai_fen`) vs its plain-Python
-reference (`kanjax.reference.da_bai_fen`), step by step (`tests.harness.differential`): every
-legal mask, the mover, phase, roles, R and T, exposures, kitty turning, card locations, the
-selection, the trick, trick winners, points, outcomes, P, levels and match scores.
+"""Differential tests: the JAX Da Bai Fen engine (`kanjax.games.da_bai_fen.engine`) vs its
+plain-Python reference (`kanjax.games.da_bai_fen.reference`), step by step
+(`tests.harness.differential`): every legal mask, the mover, phase, roles, R and T, exposures, kitty
+turning, card locations, the selection, the trick, trick winners, points, outcomes, P, levels and
+match scores.
 
 The default run plays 2,000 games over four configs: the default rules, the jilin preset with
 a mix of the scoring flags, and the masked leads with the Jilin rules alone, each a game of up
@@ -14,7 +15,7 @@ multi-leads (penalty), claims, open deals, and where `jilin_dun` is on, Duns.
 
 import pytest
 
-from kanjax.envs import dbf_spec as ds
+from kanjax.games.da_bai_fen import spec as ds
 from tests.games.da_bai_fen.cases import DEFAULT, JILIN, MASKED, MIXED
 from tests.games.da_bai_fen.differential import ADAPTER
 from tests.harness import differential as hd

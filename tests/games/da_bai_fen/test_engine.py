@@ -1,4 +1,4 @@
-"""Engine tests of Da Bai Fen (`kanjax.envs.da_bai_fen`): its per-hand tables (DBF-5..7,
+"""Engine tests of Da Bai Fen (`kanjax.games.da_bai_fen.engine`): its per-hand tables (DBF-5..7,
 V6), the draw and exposure (DBF-11..15), kitty turning (DBF-14), deal strings, turns of
 several actions, and the hidden information of `observe`. The rules end to end are the
 differential test's (every step against the reference)."""
@@ -10,8 +10,8 @@ import pytest
 
 import kanjax
 from kanjax.conformance import check_env
-from kanjax.envs import da_bai_fen as dbf
-from kanjax.envs import dbf_spec as ds
+from kanjax.games.da_bai_fen import engine as dbf
+from kanjax.games.da_bai_fen import spec as ds
 from tests.games.da_bai_fen.cases import DEFAULT, JILIN
 
 C = ds.DECK.card

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kanjax.envs import dbf_spec as ds
+from kanjax.games.da_bai_fen import spec as ds
 from tests.games.da_bai_fen.cases import DEFAULT, JILIN
 from tests.games.da_bai_fen.scenario_helpers import (
     C,

@@ -17,8 +17,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanjax.envs import dbf_spec as ds
-from kanjax.reference.da_bai_fen import (
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.reference import (
     TRUMP,
     DbfRef,
     is_quad,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from kanjax.envs import dbf_spec as ds
-from kanjax.reference.da_bai_fen import DbfRef, Ranking, table_result, valid_multilead
+from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.reference import DbfRef, Ranking, table_result, valid_multilead
 
 from .helpers import (
     C,

@@ -1,4 +1,4 @@
-"""The JAX Gambari Kan engine (kanjax.envs.gambari) on kan.md §11 (KAN-63..KAN-68) and the
+"""The JAX Gambari Kan engine (kanjax.games.kan.gambari) on kan.md §11 (KAN-63..KAN-68) and the
 scenarios S03, S36, S37 of §16, with the shared rules it reuses (KAN-11, KAN-15, KAN-25..27),
 the information rules (KAN-46) and a jit/vmap batch.
 
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
 from tests.games.gambari_kan.scenarios import (
     BIDS_T3_P1,
     BIDS_T8_P2,

@@ -13,9 +13,9 @@ import random
 
 import pytest
 
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
-from kanjax.reference.gambari_kan import (
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.reference_gambari import (
     GAMBARI_DECK,
     PLAY,
     GambariKanRef,

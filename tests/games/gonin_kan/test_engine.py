@@ -1,4 +1,4 @@
-"""The JAX Gonin Kan engine (kanjax.envs.kan) on the scenarios of kan.md §16 (S01, S04-S30,
+"""The JAX Gonin Kan engine (kanjax.games.kan.engine) on the scenarios of kan.md §16 (S01, S04-S30,
 S38-S40), the information rules (KAN-46), names and deal strings, and jit/vmap batches.
 
 Scenarios are built from explicit deals: a `Plan` lists tricks (each player's card), the
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import summary
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import summary
 from tests.games.kan.helpers import S, card, cur, legal_names, obs
 
 TOK = deck("gonin_kan")
@@ -1050,9 +1050,9 @@ def test_deal_done_and_last_outcome():
     assert not bool(env.deal_done(st)) and S(st)["last_outcome"] == ks.SUKONKU
 
 
-# ---- the shared trick kernel (kanjax.trick) ------------------------------------------------
+# ---- the shared trick kernel (kanjax.core.trick) ------------------------------------------------
 def test_KAN_24_KAN_27_trick_kernel():
-    from kanjax import trick
+    from kanjax.core import trick
 
     suit = np.array([c // 13 for c in range(52)] + [4])
     rank = np.array([c % 13 for c in range(52)] + [13])
@@ -1074,7 +1074,7 @@ def test_KAN_24_KAN_27_trick_kernel():
 
 
 def test_KAN_8_random_ranks_are_uniform():
-    from kanjax import jaxutil
+    from kanjax.core import jaxutil
 
     n, draws = 50, 20_000
     ranks = np.asarray(jax.jit(jax.vmap(lambda k: jaxutil.random_ranks(k, n)[0]))(

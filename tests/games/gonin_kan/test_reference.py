@@ -14,9 +14,10 @@ import random
 
 import pytest
 
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
-from kanjax.reference.gonin_kan import (
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.reference_common import normal_outcome
+from kanjax.games.kan.reference_gonin import (
     GONIN_DECK,
     GoninKanRef,
     poh,
@@ -24,7 +25,6 @@ from kanjax.reference.gonin_kan import (
     trick_legal_actions,
     trick_winner,
 )
-from kanjax.reference.kan_common import normal_outcome
 
 DECK = deck("gonin_kan")
 C = DECK.card

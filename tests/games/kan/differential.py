@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.envs import kan_spec as ks
-from kanjax.reference.gambari_kan import GambariKanRef
-from kanjax.reference.gonin_kan import GoninKanRef
-from kanjax.reference.yonin_kan import YoninKanRef
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.reference_gambari import GambariKanRef
+from kanjax.games.kan.reference_gonin import GoninKanRef
+from kanjax.games.kan.reference_yonin import YoninKanRef
 
 COMPARED = ("current_player", "hand_owner", "seat_of", "dealer", "round", "deal", "trump",
             "kankei", "rk", "rm", "scores", "points", "last_outcome", "last_points")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.envs.kan import CARD_TOKENS, summary
+from kanjax.games.kan.engine import CARD_TOKENS, summary
 
 
 def obs(env, state, p: int) -> np.ndarray:

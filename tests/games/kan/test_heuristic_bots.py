@@ -1,4 +1,4 @@
-"""The heuristic bots (kanjax.bots.heuristic): legal in whole matches, and better than random.
+"""The heuristic bots (kanjax.games.kan.heuristic): legal in whole matches, and better than random.
 
 One jitted, vmapped rollout per game (cached at module level) plays B matches in which the
 heuristic and the uniform random bot share the table, the heuristic seats rotated across the
@@ -14,8 +14,8 @@ import pytest
 
 import kanjax
 from kanjax.bots import make_heuristic, uniform_random
-from kanjax.bots.heuristic import signal_scores
-from kanjax.envs import kan_spec as ks
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.heuristic import signal_scores
 from kanjax.rollout import make_rollout
 
 GAMES = ("gonin_kan", "yonin_kan", "gambari_kan")

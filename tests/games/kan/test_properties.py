@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import kanjax
 from kanjax.bots import uniform_random
-from kanjax.envs import kan_spec as ks
-from kanjax.envs.kan import summary
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.engine import summary
 from kanjax.rollout import game_key, step_keys
 
 ENVS = {  # one config a table (the compiles are most of the cost; the differential tests

@@ -25,8 +25,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.envs import kon_spec as ks
-from kanjax.reference.konkan import KonRef
+from kanjax.games.konkan import spec as ks
+from kanjax.games.konkan.reference import KonRef
 from tests.games.konkan.helpers import plan_konkan, plan_opening, plan_placing
 
 COMPARED = ("current_player", *ks.SUMMARY_KEYS)

@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.envs import kon_spec as ks
-from kanjax.envs import konkan as engine
-from kanjax.reference.konkan import apply_move, moves, new_melds, new_runs, new_sets
+from kanjax.games.konkan import engine
+from kanjax.games.konkan import spec as ks
+from kanjax.games.konkan.reference import apply_move, moves, new_melds, new_runs, new_sets
 from tests.harness.named import legal, play  # noqa: F401 (the scenarios import them here)
 
 TOKENS = ks.DECK.tokens

@@ -1,4 +1,4 @@
-"""Konkan's bots (`kanjax.bots.konkan_heuristic`, `kanjax.bots.konkan_random`): both legal
+"""Konkan's bots (`kanjax.games.konkan.heuristic`, `kanjax.games.konkan.random_bot`): both legal
 under jit and vmap over whole games for n = 3 solo and 4 in pairs (n = 2 and 5 under `-m
 slow`), the random bot what a
 tournament's kind "random" plays, the heuristic's plan against the exact opening search, and
@@ -18,11 +18,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from kanjax import meld_konkan as mk
-from kanjax.bots import konkan_heuristic as kh
 from kanjax.bots import make_heuristic, make_random, uniform_random
-from kanjax.bots.konkan_random import make_konkan_random
-from kanjax.envs import kon_spec as ks
+from kanjax.games.konkan import heuristic as kh
+from kanjax.games.konkan import meld as mk
+from kanjax.games.konkan import spec as ks
+from kanjax.games.konkan.random_bot import make_konkan_random
 from kanjax.rollout import step_keys
 from tests.games.konkan.helpers import make, position
 

@@ -1,5 +1,5 @@
-"""Differential tests: the JAX Konkan engine (`kanjax.envs.konkan`) vs its plain-Python
-reference (`kanjax.reference.konkan`), step by step (`tests.harness.differential`, the adapter
+"""Differential tests: the JAX Konkan engine (`kanjax.games.konkan.engine`) vs its plain-Python
+reference (`kanjax.games.konkan.reference`), step by step (`tests.harness.differential`, the adapter
 `tests.games.konkan.differential`): every legal mask, the mover, and every field of
 `kon_spec.SUMMARY_KEYS` (the hands, the selection, the table melds, the pile, the stock, the
 turn's `taken`, the opened / requested flags, the round's scores, totals, outcome, winners)
@@ -49,7 +49,7 @@ import functools
 import numpy as np
 import pytest
 
-from kanjax.envs import kon_spec as ks
+from kanjax.games.konkan import spec as ks
 from tests.games.konkan.differential import ADAPTER
 from tests.harness import differential as hd
 

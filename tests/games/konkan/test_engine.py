@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax import meld_konkan as mk
-from kanjax.cards import CardError
-from kanjax.envs import kon_spec as ks
+from kanjax.core.cards import CardError
+from kanjax.games.konkan import meld as mk
+from kanjax.games.konkan import spec as ks
 from tests.games.konkan.helpers import (
     finals,
     make,
@@ -284,4 +284,4 @@ def test_bad_flags_and_illegal_actions_name_the_fault():
     with pytest.raises(ValueError, match="unknown Konkan action 'pick 1S'"):
         ENV.checked_step(s, "pick 1S", jax.random.PRNGKey(0))
     assert ENV.max_steps == 5 * 400 * 64 and ENV.max_deals == 5
-    assert ENV.deal_flags(kanjax.cards.deal_header("konkan n=3 dealer=1")) == {"n": 3}
+    assert ENV.deal_flags(kanjax.core.cards.deal_header("konkan n=3 dealer=1")) == {"n": 3}

@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from kanjax.envs import kon_spec as ks
+from kanjax.games.konkan import spec as ks
 from tests.games.konkan.helpers import (
     hand_text,
     legal,

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kanjax.envs import kon_spec as ks
-from kanjax.reference.konkan import (
+from kanjax.games.konkan import spec as ks
+from kanjax.games.konkan.reference import (
     KonRef,
     apply_move,
     cards,

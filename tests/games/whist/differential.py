@@ -4,7 +4,7 @@ at every step. No chance after the deal; no rare actions."""
 
 from __future__ import annotations
 
-from kanjax.reference.whist import WhistRef
+from kanjax.games.whist.reference import WhistRef
 
 FIELDS = ("current_player", "terminated", "rewards", "hand_owner", "played", "trick_cards",
           "trump", "first_leader", "leader", "trick", "n_played", "led", "tricks", "winners")

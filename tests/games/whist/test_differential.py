@@ -1,12 +1,12 @@
-"""Differential tests: the JAX whist engine (`kanjax.envs.whist`) vs its plain-Python
-reference (`kanjax.reference.whist`), step by step (`tests.harness.differential`).
+"""Differential tests: the JAX whist engine (`kanjax.games.whist.engine`) vs its plain-Python
+reference (`kanjax.games.whist.reference`), step by step (`tests.harness.differential`).
 
 Trump and leader are static flags, each config its own env. The default run plays 5 configs
 (every strain once, every leader at least once), 2,000 games; `pytest -m slow` plays all 20
 configs, 100,000 games.
 """
 
-from kanjax.reference.whist import SEATS, STRAINS
+from kanjax.games.whist.reference import SEATS, STRAINS
 from tests.games.whist.differential import ADAPTER
 from tests.harness.differential import differential_tests
 

@@ -1,4 +1,4 @@
-"""The JAX whist engine (kanjax.envs.whist) and PBN deal notation (kanjax.pbn).
+"""The JAX whist engine (kanjax.games.whist.engine) and PBN deal notation (kanjax.core.pbn).
 
 Tricks are scripted as "W:AS N:7S E:4S S:2S" (seat letter: card); the seat is asserted
 against the engine's current player and every card goes through `checked_step`, which
@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kanjax
-from kanjax.cards import CardError, deck
-from kanjax.envs.whist import OBS_SPEC, WhistEnv, summary_numpy
-from kanjax.pbn import format_pbn, looks_like_pbn, parse_pbn
+from kanjax.core.cards import CardError, deck
+from kanjax.core.pbn import format_pbn, looks_like_pbn, parse_pbn
+from kanjax.games.whist.engine import OBS_SPEC, WhistEnv, summary_numpy
 
 TOK = deck("whist")
 SEATS = "NESW"

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from kanjax.cards import deck
-from kanjax.reference.whist import (
+from kanjax.core.cards import deck
+from kanjax.games.whist.reference import (
     EW,
     NO_TRUMP,
     NS,

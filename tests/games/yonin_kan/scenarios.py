@@ -2,7 +2,7 @@
 "P:card ..." strings in play order (see `parse_trick`), the cards each player keeps, bid
 sequences."""
 
-from kanjax.envs import kan_spec as ks
+from kanjax.games.kan import spec as ks
 
 # ---- scripted deals --------------------------------------------------------------------------
 # Deal 1, trump C: kankei P2 (AS, JC) and P0 (JK), opposite; P2 leads AS. Kankei 9, mukankei 0

@@ -1,4 +1,4 @@
-"""The JAX Yonin Kan engine (kanjax.envs.yonin) on the scenarios of kan.md §16 (S02, S31-S35),
+"""The JAX Yonin Kan engine (kanjax.games.kan.yonin) on the scenarios of kan.md §16 (S02, S31-S35),
 the Yonin rules KAN-53..KAN-61, the information rules (KAN-46, KAN-52, KAN-57) and a jit/vmap
 batch.
 
@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import kanjax
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
 from tests.games.kan.helpers import S, card, cur, legal_names, obs
 from tests.games.yonin_kan.scenarios import (
     A1,

@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from kanjax.cards import deck
-from kanjax.envs import kan_spec as ks
-from kanjax.reference.yonin_kan import (
+from kanjax.core.cards import deck
+from kanjax.games.kan import spec as ks
+from kanjax.games.kan.reference_yonin import (
     YoninKanRef,
     contract_outcome,
     score_yonin_deal,
