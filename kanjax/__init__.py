@@ -1,4 +1,8 @@
-"""kanjax: batched JAX engines for traditional card games (the games: `kanjax.games()`)."""
+"""kanjax: batched JAX engines for traditional card games (the games: `kanjax.games()`).
+
+`kanjax.games`, the attribute, is that function; the package of the engines, `kanjax/games/`,
+is reached by its full module names (`from kanjax.games.kan import engine`, `from
+kanjax.games import GAMES`, the registry)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Compiled programs kept on disk, so that a person's short command (`kanjax play`, `replay`,
 `show`, `view`) skips tracing, lowering and compiling a match's scan on later runs: it loads
-the executable and runs it (a Konkan match's 512-step program: 0.6 s of tracing and lowering
-saved on top of the compile that jax's persistent cache would save).
+the executable and runs it (tracing and lowering saved, on top of the compile that jax's
+persistent cache would save).
 
 `cached_jit(fn, name)` is `jax.jit(fn)`; where a folder is set (`use_folder`, which the CLI
 does next to its compilation cache) and `name` names the program, its first call per input

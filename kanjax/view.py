@@ -4,7 +4,7 @@ list of actions by name (the current one highlighted; a click jumps to it; `#ste
 address opens step N). No network, no server: the frames are drawn here, in Python, and
 embedded as gzipped JSON (`page_data` reads it back), each distinct part of a drawing (a
 seat, a meld, a line) once for the whole page (`svg.draw_parts`), so a long match's page
-stays small (a whole match of any game: under 2 MB).
+stays small.
 
 A page as one player sees it (`player`) shows only what that player has seen at each step:
 the actions taken so far (another player's as he learns it: `Env.public_name`, with the

@@ -23,15 +23,6 @@ values are the side's the game values (as `kanjax solve --all-moves` gives them)
 mover is of the other side he wants them low (`minimise`), as the game's own value has no
 complement to state his side's by (an invalid multi-lead's penalty, DBF-24, gives one side
 a total that the other's does not mirror).
-
-Cost (CPU backend, numba compiled; CPU time, one deal): a whole whist deal (52 positions)
-about 2 s; a Gonin deal's 50 card plays about 30 s from trick 1 (one deal measured), 0.5 s
-from trick 3, 0.05 s from trick 6: a Kan deal's first two tricks hold nearly all of its
-search. With a budget of 100,000 nodes a position (`kanjax view --dd`'s default) a whole
-Gonin Kan match (845 card plays) takes about 13 s of CPU time, its first two tricks' positions
-mostly not solved; `kanjax view --dd` of a random Da Bai Fen match (`kanjax play da_bai_fen
---seed 2`: 17 plays, each hand ended in trick 1 by an invalid multi-lead) about 9 s, every
-position of a first trick over that budget.
 """
 
 from __future__ import annotations

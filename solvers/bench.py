@@ -16,12 +16,11 @@ CPU backend (`cpu=1`, the default): the compiled scalar search (`solvers.cpu`) o
 positions, one solve at a time on one thread (solves/s, the 99th percentile of a solve's time)
 and all of them on every core (`threads`; one deal a thread); its first call in the process
 (numba's compile, or the load of its cached machine code) is timed apart. `jax=0` skips the
-JAX search's rows (whole deals take it minutes). With `cpu_gonin_deals` > 0: that many whole
-Gonin Kan deal-1 positions (10 cards a hand, exact value) on the CPU backend, `threads` deals
-side by side, one a thread: deals/s and each deal's time (p50, p99); with `pimc_decisions` >
-0: the PIMC bot on the CPU backend (`solvers.pimc`, its defaults: 16 layouts, whole hands,
-a node budget a problem) deciding that many first-trick moves (whole hands) of random
-deals in one batch: decisions/s.
+JAX search's rows. With `cpu_gonin_deals` > 0: that many whole Gonin Kan deal-1 positions (10
+cards a hand, exact value) on the CPU backend, `threads` deals side by side, one a thread:
+deals/s and each deal's time (p50, p99); with `pimc_decisions` > 0: the PIMC bot on the CPU
+backend (`solvers.pimc`, its defaults: 16 layouts, whole hands, a node budget a problem)
+deciding that many first-trick moves (whole hands) of random deals in one batch: decisions/s.
 
 Da Bai Fen (`dbf_deals` > 0, issue 27): that many random Da Bai Fen hands after the kitty
 (`dbf_cards` cards a hand, 12: whole hands; a random deal, trump level and suit, leader and
@@ -33,10 +32,9 @@ solved and solved a second of wall time, percentiles counting a given-up hand as
 
 Options (`--set KEY=VALUE`, `OPTIONS`; `kanjax bench solver --help` lists them): 0 deals /
 gonin_deals skip those rows; `--no-baseline` skips DDS; `--json` prints the figures as JSON
-instead of tables. A 99th percentile is given from 100 solves on (`P99_SOLVES`). The defaults
-run in a minute or two on a 2-core CPU; `cards=13` / `gonin_cards=10` ask for whole deals,
-which take minutes each there. Solve times are heavy-tailed, so give the queue many more
-positions than lanes (on CPU about 16 a lane keeps every lane busy to the end).
+instead of tables. A 99th percentile is given from 100 solves on (`P99_SOLVES`). `cards=13` /
+`gonin_cards=10` ask for whole deals, far slower than the defaults. Solve times are
+heavy-tailed, so give the queue many more positions than lanes.
 """
 
 from __future__ import annotations

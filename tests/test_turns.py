@@ -10,10 +10,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-import kanjax.games
 from kanjax import records
 from kanjax.conformance import check_env
 from kanjax.core import trick
+from kanjax.games import GAMES
 from kanjax.rollout import make_rollout
 from tests.staged_env import PLAY, SUIT, StagedEnv
 
@@ -104,7 +104,7 @@ def test_rollouts_play_staged_turns_to_the_end(env):
 
 
 def test_records_replay_staged_turns(monkeypatch):
-    monkeypatch.setitem(kanjax.games.GAMES, "staged_test", "tests.staged_env:make_staged")
+    monkeypatch.setitem(GAMES, "staged_test", "tests.staged_env:make_staged")
     record = records.play_record("staged_test", seed=5)
     assert "play" in record["actions"] and any(a.startswith("pick") for a in record["actions"])
     assert records.replay(record).ok

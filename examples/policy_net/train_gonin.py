@@ -13,8 +13,8 @@ round a match, in two phases, every game played by the batched environment
 
 Then it saves the weights (`tournaments.policies.save_params`, a `.npz` file) that a `jax`
 bot loads: `examples/policy_net/gonin_eval.toml`. Plain JAX (Adam written out): nothing to
-install beyond kanjax. `python -m examples.policy_net.train_gonin --out gonin_net.npz`
-(about 2 minutes on 2 CPU cores); `--quick` trains a toy network in seconds (the test).
+install beyond kanjax. `python -m examples.policy_net.train_gonin --out gonin_net.npz`;
+`--quick` trains a toy network (the test).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ naming the rule: more than 6 seats and everything `Rules.limits` names (Da Bai F
 multi-card plays among them, which `multi` searches instead: everything but Dun quads, V8).
 
 numba caches the machine code (`cache=True`, in `__pycache__`): the first call in a fresh
-checkout compiles for about a minute, later processes load it in about a second. numba
-checks only the source file of the function it loads, so after editing one of these modules
-delete `solvers/cpu/__pycache__/*.nb*` (a stale caller would keep the old callee).
+checkout compiles it, later processes load it from there. numba checks only the source file of
+the function it loads, so after editing one of these modules delete
+`solvers/cpu/__pycache__/*.nb*` (a stale caller would keep the old callee).
 """

@@ -53,7 +53,7 @@ node decided by its children:
   few lanes are still busy, `run` moves them, as they are, to a searcher of fewer lanes (a
   step costs about as much for an idle lane as for a busy one);
 - threads: `run(threads=k)` deals the problems out to k such searches side by side (on a
-  CPU a search keeps about one core busy: its step is some 250 small XLA kernels).
+  CPU a search keeps about one core busy: its step is many small XLA kernels).
 
 The rules kernel (legal moves, trick winner, points) is the environments' `kanjax.core.trick`
 (the running trick and its one update, `add_play`; a card's strength) on the game's rules

@@ -1,5 +1,5 @@
 """The runner: `Searcher` compiles the search for one game's rules and runs it on `Problems`,
-in threads (on a CPU a search keeps about one core busy: its step is some 250 small XLA
+in threads (on a CPU a search keeps about one core busy: its step is many small XLA
 kernels), moving a long tail of busy lanes to a searcher of fewer lanes (a step costs about
 as much for an idle lane as for a busy one); the default table budget and threads.
 """

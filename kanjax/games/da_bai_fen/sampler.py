@@ -41,13 +41,12 @@ to an allowed holder with room with probability proportional to its remaining ro
 that a holder whose remaining room only the cards still to deal (this one included) that it
 may take can fill gets the card (forced: e.g. with V10 the kitty must be six of the shown
 cards). Without constraints this is exactly uniform over layouts (the kitty included); with
-them the sequential deal is biased (measured up to 0.06 on a card's holder shares in a last
-trick), so each deal is then stirred by `swaps` Metropolis steps: two random hidden cards
-trade holders where both may go (a symmetric proposal, so the uniform law over the layouts
-meeting `allowed` is stationary); the result is close to, not exactly, uniform over the
-consistent layouts (the test compares it with the enumerated law). An attempt fails when
-a card finds no allowed holder with room (or a Dun no-quad rule is broken); `samples * tries`
-attempts run in parallel and sample i keeps its first successful try.
+them the sequential deal is biased, so each deal is then stirred by `swaps` Metropolis steps:
+two random hidden cards trade holders where both may go (a symmetric proposal, so the uniform
+law over the layouts meeting `allowed` is stationary); the result is close to, not exactly,
+uniform over the consistent layouts (the test compares it with the enumerated law). An attempt
+fails when a card finds no allowed holder with room (or a Dun no-quad rule is broken);
+`samples * tries` attempts run in parallel and sample i keeps its first successful try.
 """
 
 from __future__ import annotations

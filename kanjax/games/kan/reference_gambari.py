@@ -14,7 +14,7 @@ Gambari rules too.
 Step order (KAN-63..KAN-68): chance "deal" -> bidding (KAN-65) -> ten tricks of three cards
 with the end-of-trick checks (KAN-67) -> scoring and settlement (KAN-68) -> next round.
 
-Interpretations the rules leave open (see also the report that came with this file):
+Interpretations the rules leave open:
 - At a chance node the state already describes the round about to be dealt: new dealer, its
   trump (KAN-64), target 9, hands empty, no kankei, points [0, 0].
 - The sukonku / gyaku sukonku check (KAN-67, as KAN-30 (d)) also runs after trick 10, before

@@ -9,7 +9,7 @@ Conventions (kan.md §15): card id `c = 13*suit + (rank - 2)`, suits C D H S, JK
 as in `kanjax.games.kan.spec`. Players keep their identity; seats move (KAN-7). Team index:
 0 = kankei, 1 = mukankei.
 
-Interpretations the rules leave open (see also the report that came with this file):
+Interpretations the rules leave open:
 - At a chance node the state already describes the deal about to be dealt: hands empty,
   points 0, deal number advanced, trump -1 for deals 2/3 (KAN-36/37 not yet named).
 - After the last round the match simply stops: the final deal's state (unplayed cards, points,

@@ -15,7 +15,7 @@ index: 0 = kankei, 1 = mukankei. The reference knows the true teams from the dea
 deal 1 where the players do not (KAN-50..52); contracts are classified by the declarer's true
 team (KAN-56).
 
-Step order (normative decisions of the brief that commissioned this file):
+Step order (decisions, normative for this reference):
 - Deal 1: trump by KAN-11; kankei = holders of JK and of the trump jack, or the nijō holder and
   the player opposite (KAN-50, KAN-51); the AS holder (AC when spades are trump) leads and may
   only lead that card (KAN-53).
@@ -27,7 +27,7 @@ Step order (normative decisions of the brief that commissioned this file):
   (d) only with neither, the KAN-31 sukonku condition; (e) after trick 10, KAN-33.
 - Seat change KAN-55 after a deal 1 the kankei won; dealer rotation KAN-15 at round end.
 
-Interpretations the rules leave open (also listed in the report that came with this file):
+Interpretations the rules leave open:
 - At a chance node the state already describes the deal about to be dealt: hands empty,
   points 0, no contract, deal number advanced, trump -1 for deals 2/3, first3 [-1, -1, -1]
   (the chooser's first three cards exist only once dealt). The kankei of the round stay set.

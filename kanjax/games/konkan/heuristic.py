@@ -18,12 +18,12 @@ value (KON-3) less 8 a joker (jokers are kept for later where they are not neede
 plan's first meld is one of the `LOOKAHEAD` best the hand can lay first (a meld with the card
 taken from the pile, KON-16; else a run where the opening needs one), the first after which
 the greedy sequence (the best meld of what is left, then the best of the rest) reaches
-`opening_min` with a run, leaving a card (KON-13), in three melds at most. On random hands
-this finds an opening in 99% of those where the exact search (`meld_konkan.opening_batch`)
-finds one. After the first meld the greedy sequence's next meld is the best left, so it is
-among the `LOOKAHEAD` tried and the plan of the next step succeeds too: the bot starts an
-opening only when it can finish it, and never needs `retract`. The turn's melds on the table
-say how far the opening has come (their value, a run among them, the taken card among them).
+`opening_min` with a run, leaving a card (KON-13), in three melds at most. It can miss an
+opening that the exact search (`meld_konkan.opening_batch`) finds. After the first meld the
+greedy sequence's next meld is the best left, so it is among the `LOOKAHEAD` tried and the plan
+of the next step succeeds too: the bot starts an opening only when it can finish it, and never
+needs `retract`. The turn's melds on the table say how far the opening has come (their value,
+a run among them, the taken card among them).
 
 - At a turn's start (KON-12): take the pile's top when the opening plan of the hand with it
   (which uses it) succeeds, or, once opened, when it makes a new meld or fits a table meld

@@ -30,12 +30,12 @@ Exact, by enumerated choices and precomputed tables:
   any number of them). A choice is one option per rank (`SET_OPTIONS`), each suit's Aces split
   between position 0 and 13, and for a taken Ace the end it goes to: a mixed-radix index. The
   choices of all lanes of a batch form one list (a prefix sum over lanes), walked 64 a trip in
-  a `while_loop`; a hand has few ranks with options, so few choices (median 2).
+  a `while_loop`; a hand has few ranks with options, so few choices.
 - Runs are then independent per suit given its cards left: the run programme over positions
   (states: open runs of length 1, of 2, of 3 or more, at most 4 at a position with two copies
   and two jokers; the jokers used; whether a natural is left) is tabled once per half of the
   positions (`half_tables`: 0..6 and 13..7, every pattern of 0..2 naturals and every "a
-  natural of this position must be placed" variant, about 2 s at first use). A suit is two
+  natural of this position must be placed" variant, built at first use). A suit is two
   lookups and a join over the runs crossing the middle (as many cross from each side; a run of
   length 1 on one side meets one of 2 or more on the other). A run the programme lets span all
   14 positions splits into two runs of 7: the value is right.
@@ -49,8 +49,7 @@ Exact, by enumerated choices and precomputed tables:
 `opening_bound` is a cheap sound filter (an upper bound): the engine runs the exact search only
 where the bound leaves the answer open (`kanjax.games.konkan.engine`, `step_batch`); there
 `opening_relaxed` (one evaluation: runs and sets each from all the naturals) rules out most of
-the lanes that have none before any choice is tried (in random play about 60% of them, 55% of
-their choices).
+the lanes that have none before any choice is tried.
 """
 
 from __future__ import annotations

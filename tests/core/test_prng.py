@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from jax.extend.random import threefry2x32_p
 
-from kanjax import prng
+from kanjax.core import prng
 from kanjax.rollout import CHANCE
 
 U32 = np.uint32
