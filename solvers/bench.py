@@ -49,8 +49,7 @@ import jax
 import numpy as np
 
 from kanjax.cli import set_flags
-from solvers import api, search
-from solvers import reference as ref
+from solvers import api, search, trick_play
 from solvers.cpu import multi
 from solvers.dds import BRIDGE
 from solvers.position import Position
@@ -109,7 +108,7 @@ def gonin_positions(deals: int, cards: int, seed: int) -> list[Position]:
         state = env.init(jax.random.PRNGKey(seed * 100_003 + k))
         pos, _ = convert.from_deal(env.deal_string(state))
         while pos.cards_left > cards * pos.rules.n:
-            pos = ref.play(pos, rng.choice(ref.legal_moves(pos)))
+            pos = trick_play.play(pos, rng.choice(trick_play.legal_moves(pos)))
         out.append(pos)
     return out
 

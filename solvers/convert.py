@@ -26,7 +26,7 @@ import numpy as np
 
 from kanjax import deal_env, deal_game
 from solvers.position import Position, Rules
-from solvers.reference import legal_moves
+from solvers.trick_play import legal_moves
 
 __all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from_state",
            "rules_of"]

@@ -44,8 +44,7 @@ from kanjax.games.kan import spec as ks
 from kanjax.games.kan.engine import JK, PLAY, KanEnv
 from kanjax.games.kan.heuristic import POINT, make_heuristic
 from kanjax.games.kan.sampler import make_sampler
-from solvers import api, convert, pimc_dbf, search
-from solvers import reference as ref
+from solvers import api, convert, pimc_dbf, search, trick_play
 from solvers.cpu import backend as cpu
 from solvers.position import Position
 
@@ -220,7 +219,7 @@ def layout_goal(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray,
     team a point card while the declarers are short of theirs."""
     kankei = layout_kankei(env, v, holders)
     t = int(v["target"][0]) if "target" in v else ks.KANKEI_TARGET[int(v["deal"])]
-    total = pos.taken + pos.taken_other + ref.remaining(pos)
+    total = pos.taken + pos.taken_other + trick_play.remaining(pos)
     kind, declarer = (int(x) for x in v.get("contract", (ks.NO_CONTRACT, -1)))
     if kind == ks.NO_CONTRACT:
         target = t if kankei[v["me"]] else 17 - t

@@ -19,7 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from solvers import reference as ref
+from solvers import trick_play
 from solvers.position import JK, LEAD_JK, Position, Rules
 
 Goal = tuple[int, int]  # (side_min, other_max): `solvers.position`
@@ -156,7 +156,7 @@ def _solve_group(group: list[tuple[Position, Goal | None]], budget: int,
     leader = np.array([p.leader for p, _ in group], np.int64)
     taken = np.array([p.taken for p, _ in group], np.int64)
     other = np.array([p.taken_other for p, _ in group], np.int64)
-    left = np.array([ref.remaining(p) for p, _ in group], np.int64)
+    left = np.array([trick_play.remaining(p) for p, _ in group], np.int64)
     done = np.array([p.tricks_done for p, _ in group], np.int64)
     nodes = np.zeros((count, 2), np.int64)
     cards = max(len(h) for p, _ in group for h in p.hands)
@@ -179,7 +179,7 @@ def _value_side_by_side(p: Position, budget: int, workers: int
     deal's work, so run side by side."""
     from solvers.cpu import search
 
-    lo, hi = p.taken, p.taken + ref.remaining(p)
+    lo, hi = p.taken, p.taken + trick_play.remaining(p)
     guess = (lo + hi + 1) // 2
     goal_max = search.NO_LIMIT - 1  # a goal's `other_max` that never binds
     nodes = np.zeros((1, 2), np.int64)
@@ -231,7 +231,7 @@ def move_classes(pos: Position) -> dict[int, int]:
     suit when that is the mover's too and worth the same points (rank equivalence); a joker
     move is its own."""
     r = pos.rules
-    moves = ref.legal_moves(pos)
+    moves = trick_play.legal_moves(pos)
     hand = set(pos.hands[pos.to_move])
     live = {c for h in pos.hands for c in h} | set(pos.trick)
     out = {}
@@ -316,7 +316,7 @@ def _answers(positions: list[Position], goals: Sequence[Goal] | None, all_moves:
         classes.append(cls)
         if split:
             for rep in sorted(set(cls.values())):
-                problems.append((i, rep, (ref.play(p, rep), goal)))
+                problems.append((i, rep, (trick_play.play(p, rep), goal)))
         else:
             problems.append((i, None, (p, goal)))
     labels = []
