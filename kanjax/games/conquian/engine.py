@@ -25,7 +25,7 @@ E with the selection. Between steps:
   the decided deal pays its winner 1 + the pot (CQ-22). `max_deals` drawn deals end the series
   at 0 each. `chance_index` counts the deals, so duplicate seatings get the same series.
 
-State (`CqState`): `_loc` int8[40] (cq_spec LOC_* per card), `_place` int8[40] (the card's
+State (`CqState`): `_loc` int8[40] (spec LOC_* per card), `_place` int8[40] (the card's
 place in the deck order: the deal and the stock order, CQ-5), `_picked` bool[40] (the take's
 selection), `_h` int8 header (`LAYOUT`): phase, dealer, E, fresh, forced, refusal, stock cards
 turned, outcome, winner, turn_done, deal_done, pot; `_w` int32: deals dealt before this one.
@@ -67,13 +67,13 @@ OBS_SPEC = ObservationSpec((
     ObsField("me", 1, 0, 1, "my seat"),
     ObsField("current_player", 1, -1, 1, "the seat to act, -1 at the end"),
     ObsField("dealer", 1, 0, 1, "the dealer's seat"),
-    ObsField("phase", 1, 0, len(cq.PHASE_NAMES) - 1, "cq_spec PHASE_*"),
+    ObsField("phase", 1, 0, len(cq.PHASE_NAMES) - 1, "spec PHASE_*"),
     ObsField("fresh", 1, 0, 1, "E was turned from the stock this turn"),
     ObsField("forced", 1, 0, 1, "the mover was sent a demand (CQ-15)"),
     ObsField("refusal", 1, -1, cq.DECLINE, "in the respond phase: the refused action id"),
     ObsField("stock_left", 1, 0, cq.STOCK_SIZE, "cards left in the stock"),
     ObsField("their_hand", 1, 0, cq.HAND_SIZE, "cards in the opponent's hand"),
-    ObsField("outcome", 1, cq.IN_PLAY, cq.DRAWN, "cq_spec IN_PLAY / WON / DRAWN"),
+    ObsField("outcome", 1, cq.IN_PLAY, cq.DRAWN, "spec IN_PLAY / WON / DRAWN"),
     ObsField("winner", 1, -1, 1, "the winner's seat, -1"),
     ObsField("pot", 1, 0, cq.MAX_MAX_DEALS, "drawn deals carried by the pot (CQ-22)"),
 ))
@@ -100,7 +100,7 @@ def _one_card(card: Array) -> Array:
 
 
 class ConquianEnv(Env):
-    """Conquian (`conquian`): two players, one deal. Actions: cq_spec (picks, take, pass,
+    """Conquian (`conquian`): two players, one deal. Actions: `spec` (picks, take, pass,
     decline, demand, waive, discards, layoffs)."""
 
     name = "conquian"

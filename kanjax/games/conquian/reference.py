@@ -7,10 +7,10 @@ the config come from `kanjax.games.conquian.spec` (data only); the melds are
 
 One deal per instance (the engine plays one deal per episode, CQ-4). Chance comes from outside:
 while `needs_deal` is True the reference waits for `deal(order, dealer)`, a permutation of the
-40 ids dealt by `cq_spec.deal_hands` (CQ-5). Then N = 1 - dealer turns the top stock card
+40 ids dealt by `spec.deal_hands` (CQ-5). Then N = 1 - dealer turns the top stock card
 (CQ-10).
 
-The turn's actions (cq_spec's docstring, docs/turns.md): facing E the mover picks hand cards one
+The turn's actions (`spec`'s docstring, docs/turns.md): facing E the mover picks hand cards one
 by one (unordered) and closes with `take`; a pick is legal only if some legal take contains the
 selection with it, so a started take can always finish.
 
@@ -83,7 +83,7 @@ from kanjax.games.conquian.spec import (
 
 
 class CqRef:
-    """One deal of Conquian, one action per `step` (cq_spec's action ids)."""
+    """One deal of Conquian, one action per `step` (`spec`'s action ids)."""
 
     def __init__(self, config: CqConfig | None = None):
         self.cfg = config if config is not None else CqConfig()
@@ -106,7 +106,7 @@ class CqRef:
 
     # ---- set-up ------------------------------------------------------------------------------
     def deal(self, order, dealer: int | None = None) -> None:
-        """Deal a deck order (CQ-5, `cq_spec.deal_hands`); N = 1 - dealer turns the top stock
+        """Deal a deck order (CQ-5, `spec.deal_hands`); N = 1 - dealer turns the top stock
         card, fresh for him (CQ-10)."""
         if not self.needs_deal:
             raise ValueError("the deal has already been dealt (one deal per CqRef, CQ-4)")

@@ -12,7 +12,7 @@ hand is dealt from the step's key (`MatchEnv`). An open deal nobody can expose i
 and redealt within the step (a bounded loop; its deck orders are kept in `_skip`).
 
 State (`DbfState`, a `MatchState`):
-- `_loc` int8[54]: the card's location (dbf_spec LOC_*: seat 0..3, kitty, trick, won by team
+- `_loc` int8[54]: the card's location (spec LOC_*: seat 0..3, kitty, trick, won by team
   0/1, deck); `_place` int8[54]: its place in the hand's shuffled deck order (DBF-11);
   `_picked` bool[54]: the mover's selection; `_by` int8[54]: 4 * trick + seat of a played
   card, -1; `_skip` int8[2, 54]: places of deals annulled within the last step (`nskip`).
@@ -23,7 +23,7 @@ State (`DbfState`, a `MatchState`):
   step flags deal_done / turn_done, each seat's first draw of a card it may expose (`first`);
   `_w` int32: P, the kitty bonus, hands played, deals dealt.
 - `_last` int8[6]: the last ended hand's kitty.
-- `_eff`, `_str` int8[54]: the hand's card tables (effective suit, strength: `shengji.tables`
+- `_eff`, `_str` int8[54]: the hand's card tables (effective suit, strength: `trumps.tables`
   of R and T), written with every state so that a step need not recompute them.
 
 Batched steps (`step_batch`): the common steps of play (a pass in the exposure, a discard
@@ -90,7 +90,7 @@ tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..
 
 class DbfEnv(MatchEnv):
     """Da Bai Fen (`da_bai_fen`): four players in two teams, hands until a team passes the
-    target level. Actions: dbf_spec (picks 0..53, play, expose S H D C, pass, claim)."""
+    target level. Actions: `spec` (picks 0..53, play, expose S H D C, pass, claim)."""
 
     name = "da_bai_fen"
     num_players = 4
@@ -100,7 +100,7 @@ class DbfEnv(MatchEnv):
     layout = LAYOUT
     version = "1"
     role_names = ("declarer", "opponent")
-    worst_score = -1.0  # the losing team's match result (dbf_spec: DBF-36, DBF-37)
+    worst_score = -1.0  # the losing team's match result (spec: DBF-36, DBF-37)
     heuristic = "kanjax.games.da_bai_fen.heuristic:make_dbf_heuristic"
 
     def __init__(self, config: ds.DbfConfig | None = None) -> None:
@@ -1159,7 +1159,7 @@ class DbfEnv(MatchEnv):
         return "\n".join(lines)
 
     def scene(self, state: DbfState, player: int | None = None) -> Scene:
-        """`dbf_views.scene`: the hands (the viewer's alone with `player`), the trick, the
+        """`views.scene`: the hands (the viewer's alone with `player`), the trick, the
         kitty as far as the viewer knows it, levels and points, how the last hand ended."""
         return dbf_views.scene(self, state, self._view(state), player)
 

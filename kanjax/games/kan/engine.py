@@ -4,7 +4,7 @@ Rules: `rules/kan.md` (rule ids KAN-n in comments). `KanEnv` holds what every va
 the packed state, dealing, trick play, the end-of-deal scoring and round bookkeeping, the
 observation, action names and deal strings. Each variant (`gonin.py`, `yonin.py`,
 `gambari.py`) writes its own deal start (`_deal_start`), legal mask (`_legal_from`) and step
-(`_step`), built from these pieces; the static `KanConfig` (kan_spec) selects the variant.
+(`_step`), built from these pieces; the static `KanConfig` (`spec`) selects the variant.
 
 Conventions (shared with the plain-Python references):
 - players keep identity, seats move (KAN-7); `current_player` and `rewards` are by player;
@@ -301,7 +301,7 @@ def summary(state: KanState) -> dict[str, Array]:
 class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.games.kan.results
     """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
-    Actions: kan_spec's table (228 ids). Observation: `observe(state, p)`, laid out as
+    Actions: `spec`'s table (228 ids). Observation: `observe(state, p)`, laid out as
     `observation_spec()` says (`obs_fields` and the variant's `_obs_extra_fields`).
     """
 
@@ -324,7 +324,7 @@ class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.games.kan.result
             obs_fields(config, self.active, self.deals_per_round) + self._obs_extra_fields())
 
     def _deck_flags(self) -> dict:
-        """The flags of `kan_spec.deck` for this variant's deck."""
+        """The flags of `spec.deck` for this variant's deck."""
         return {}
 
     def __hash__(self) -> int:

@@ -48,7 +48,7 @@ class KanResults:
     @property
     def worst_score(self) -> float:
         """`n_rounds` times the worst round result the scoring tables allow (KAN-40..44,
-        KAN-61, KAN-68; `kan_scoring.worst_round`)."""
+        KAN-61, KAN-68; `scoring.worst_round`)."""
         return float(self.config.n_rounds * worst_round(self.config))
 
     def deal_facts(self, before: Any, after: Any) -> dict[str, Array]:

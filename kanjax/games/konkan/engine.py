@@ -2,8 +2,8 @@
 a whole game of `n_rounds` rounds in one episode, 2..5 players solo or 4 in pairs.
 
 Rules: `docs/rules/konkan.md` (KON-1..38); the turn, the masks and the summary:
-docs/konkan.md (KON-E1..E16), followed to the letter; vocabulary (types, action ids, phases,
-outcomes, summary keys, config): `kanjax.games.konkan.spec`. Meld questions go to the kernel
+docs/rules/konkan_engine.md (KON-E1..E16), followed to the letter; vocabulary (types, action ids,
+phases, outcomes, summary keys, config): `kanjax.games.konkan.spec`. Meld questions go to the kernel
 `kanjax.games.konkan.meld` (rank words, windows of positions, half tables; no search at run time).
 
 A step is a decision. A turn: (PHASE_DRAW) `request` in the last round, then `draw` or `take`;
@@ -14,10 +14,10 @@ inside the step that ended the previous turn (KON-E2); a round that ends deals t
 inside the same step, from the step's key (`chance_index` counts the rounds dealt, so duplicate
 seatings get the same rounds).
 
-Decisions beyond docs/konkan.md (the readings closest to the rules):
+Decisions beyond docs/rules/konkan_engine.md (the readings closest to the rules):
 - KON-E11 without `take_must_use_card` for an opened player: "some new meld or layoff is
   possible after taking" is read like the flag's other case, as "after some legal table actions
-  of the turn" (retrievals may come first; `meld_konkan.opened_take`).
+  of the turn" (retrievals may come first; `meld.opened_take`).
 - KON-E7: a layoff onto a run may hold jokers only (KON-17: "natural or joker").
 - KON-E13: a *hand* needs at least one turn meld (a player who had nothing on the table cannot
   go out otherwise anyway).
@@ -37,12 +37,12 @@ Decisions beyond docs/konkan.md (the readings closest to the rules):
   other hands or of the stock's order.
 
 Costs (`step_batch`, bit for bit `vmap(step)`): the PHASE_ACT masks are computed in every lane
-(a few bit operations per suit and start, per meld and end: `meld_konkan.act_masks`) over the
+(a few bit operations per suit and start, per meld and end: `meld.act_masks`) over the
 first `ACT_WIDTH` meld slots, over all 35 only in the lanes with more melds (`update_lanes`); a
 turn start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
-(`meld_konkan.opened_take`), for an unopened one a cheap bound first
-(`meld_konkan.opening_bound`) and, in the lanes it leaves open, the exact search over set
-choices and run tables (`meld_konkan.opening_batch`, one list for the whole batch); each in
+(`meld.opened_take`), for an unopened one a cheap bound first
+(`meld.opening_bound`) and, in the lanes it leaves open, the exact search over set
+choices and run tables (`meld.opening_batch`, one list for the whole batch); each in
 the lanes of its case only.
 
 State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's selection,
@@ -155,7 +155,7 @@ def _shuffled(key: Array) -> Array:
 
 
 class KonkanEnv(Env):
-    """Konkan (`konkan`): see the module docstring. Actions: kon_spec."""
+    """Konkan (`konkan`): see the module docstring. Actions: `spec`."""
 
     name = "konkan"
     num_actions = ks.NUM_ACTIONS
@@ -279,7 +279,8 @@ class KonkanEnv(Env):
         """The exact opening search (KON-E11) of the `active` lanes of a batch (B = 1: the
         step's own), up to 64 set choices a trip: melds with the taken card c leaving a card,
         or, without `take_must_use_card`, melds of the cards other than c's type leaving one
-        of them (the turn can end: c is not discarded unless placed, docs/konkan.md)."""
+        of them (the turn can end: c is not discarded unless placed,
+        docs/rules/konkan_engine.md)."""
         c = self.config
 
         def search(lanes: tuple[Array, Array], valid: Array) -> Array:
@@ -653,7 +654,7 @@ class KonkanEnv(Env):
         unopened movers and `opened_take` for the opened ones, each in those lanes only
         (`update_lanes`, on the hand, the top discard and the table), the exact opening search
         for the lanes the bound leaves open, all of them in one list of set choices
-        (`meld_konkan.opening_batch`), the draw masks or blocked rounds; the rounds' ends; the
+        (`meld.opening_batch`), the draw masks or blocked rounds; the rounds' ends; the
         next rounds' deals (`update_lanes`); the PHASE_ACT masks (`_finalize_batch`); then
         `Env._template`'s step count, truncation, forfeit and seal."""
         A = self.num_actions
@@ -728,10 +729,10 @@ class KonkanEnv(Env):
             ObsField("hand", T, 0, 2, "my cards: count per type"),
             ObsField("selection", T, 0, 2, "the cards I picked this turn (mine only)"),
             ObsField("meld_owner", M, -1, n - 1, "table meld slots: who laid it, -1 empty"),
-            ObsField("meld_kind", M, -1, 1, "kon_spec NO_MELD / RUN_MELD / SET_MELD"),
+            ObsField("meld_kind", M, -1, 1, "spec NO_MELD / RUN_MELD / SET_MELD"),
             ObsField("meld_suit", M, -1, 3, "a run's suit, -1"),
             ObsField("meld_rank", M, -1, 12, "a set's rank, -1"),
-            ObsField("meld_cards", M * 14, 0, 2, "kon_spec meld_cards (EMPTY/NATURAL/JOKER)"),
+            ObsField("meld_cards", M * 14, 0, 2, "spec meld_cards (EMPTY/NATURAL/JOKER)"),
             ObsField("meld_jokers", M, 0, 2, "jokers in the meld"),
             ObsField("pile", T, 0, 2, "the discard pile: count per type"),
             ObsField("pile_top", 1, -1, T - 1, "the top discard, -1"),
@@ -742,7 +743,7 @@ class KonkanEnv(Env):
             ObsField("current_player", 1, -1, n - 1, "the seat to act, -1 at the end"),
             ObsField("dealer", 1, 0, n - 1, "this round's dealer"),
             ObsField("round", 1, 1, R, "the round, 1..n_rounds"),
-            ObsField("phase", 1, 0, 2, "kon_spec PHASE_*"),
+            ObsField("phase", 1, 0, 2, "spec PHASE_*"),
             ObsField("stock", 1, 0, self.stock_size, "cards left in the stock"),
             ObsField("taken", 1, -1, T - 1, "the type the mover took from the pile this turn"),
             ObsField("turns", 1, 0, ks.MAX_MAX_TURNS, "turns ended this round"),
@@ -803,7 +804,7 @@ class KonkanEnv(Env):
         })
 
     def summary(self, state: KonState) -> dict[str, Array]:
-        """KON-E16: every key of `kon_spec.SUMMARY_KEYS`, `api.common_summary`'s and `deck`
+        """KON-E16: every key of `spec.SUMMARY_KEYS`, `api.common_summary`'s and `deck`
         (the round's deck order)."""
         g = LAYOUT.unpack(state)
         n = self.n
@@ -958,7 +959,7 @@ class KonkanEnv(Env):
         return "\n".join(lines)
 
     def scene(self, state: KonState, player: int | None = None) -> Scene:
-        """`kon_views.scene`: the hands (the viewer's alone with `player`), the melds, the
+        """`views.scene`: the hands (the viewer's alone with `player`), the melds, the
         pile, the stock, the totals, how the last round ended."""
         s = self._view(state)
         s["finisher"] = np.asarray(state._h)[HI["finisher"]]

@@ -4,7 +4,7 @@
 always legal: it decides one action from the observation and plays it where the mask allows,
 else the best legal action of a fixed order (a finishing action, a discard of least use,
 `retract`, `draw`, a pick). It is deterministic except in one state its own play never
-reaches (below). Rule ids: `rules/konkan.md` (KON-n), the turn: docs/konkan.md (KON-En).
+reaches (below). Rule ids: `rules/konkan.md` (KON-n), the turn: konkan_engine.md (KON-En).
 
 A turn is several actions (picks, then a finishing action that lays them), and the policy
 remembers nothing between them, so each decision recomputes a *target* from the observation
@@ -19,7 +19,7 @@ plan's first meld is one of the `LOOKAHEAD` best the hand can lay first (a meld 
 taken from the pile, KON-16; else a run where the opening needs one), the first after which
 the greedy sequence (the best meld of what is left, then the best of the rest) reaches
 `opening_min` with a run, leaving a card (KON-13), in three melds at most. It can miss an
-opening that the exact search (`meld_konkan.opening_batch`) finds. After the first meld the
+opening that the exact search (`meld.opening_batch`) finds. After the first meld the
 greedy sequence's next meld is the best left, so it is among the `LOOKAHEAD` tried and the plan
 of the next step succeeds too: the bot starts an opening only when it can finish it, and never
 needs `retract`. The turn's melds on the table say how far the opening has come (their value,

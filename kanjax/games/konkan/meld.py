@@ -1,7 +1,7 @@
-"""Konkan's rummy kernel (konkan.md KON-2..20, docs/konkan.md KON-E6..E11): fixed-shape JAX,
+"""Konkan's rummy kernel (konkan.md KON-2..20, konkan_engine.md KON-E6..E11): fixed-shape JAX,
 no search over subsets at run time.
 
-Cards are counts per type (`kon_spec`: t = 13 s + r, the joker 52). A suit's cards are rank
+Cards are counts per type (`spec`: t = 13 s + r, the joker 52). A suit's cards are rank
 words (bit r: the suit holds rank r) and run *positions* 0..13 (0 = Ace low, 1..12 = 2..K,
 13 = Ace high). A window of positions a..b never holds both 0 and 13 (a run is at most 13
 long), so its *rank mask* (`RANGE_RANKS[a, b]`) has at most one Ace bit and popcounts of a hand
@@ -344,7 +344,7 @@ def opened_take(hand: Array, c: Array, kind: Array, key: Array, nat: Array, jok:
     rank: any longer meld with c contains such a three). A joker c: a layoff of one joker onto
     a run shorter than 13 or a set of three, or a meld of three with a joker.
 
-    Without `must_use` (docs/konkan.md: the turn must still be able to end, and c is not
+    Without `must_use` (konkan_engine.md: the turn must still be able to end, and c is not
     discarded unless placed): the same, or after the same retrievals a new meld or layoff
     without c that keeps a card of another type in hand: a single-card layoff (any layoff
     starts with one) or a meld of three of the hand without c's type (other actions only

@@ -5,7 +5,7 @@ A uniformly random legal action almost never opens in Konkan: an opening is a tu
 and melds worth 51 or more (KON-14), and among a turn's legal actions the discards and the
 picks of one meld compete with every other pick. This bot plays at random too, but a turn at a
 time, so that its melds get laid and its games reach openings, layoffs and going out
-(docs/konkan.md):
+(docs/rules/konkan_engine.md):
 
 - at a turn's start: `draw` or `take`, whichever are legal, at random (`request` only when
   nothing else is legal);

@@ -1,4 +1,4 @@
-"""Plain-Python reference rules of Konkan (konkan.md KON-1..38, docs/konkan.md KON-E1..E16).
+"""Plain-Python reference rules of Konkan (konkan.md KON-1..38, konkan_engine.md KON-E1..E16).
 
 Slow, obvious and independent of the JAX engine: differential tests replay the engine's rounds
 through `KonRef` and compare every step. The vocabulary (card types, action ids, phases,
@@ -16,7 +16,7 @@ the actual table actions of the turn, memoised on the position, stopping at the 
 that places the card; the unopened player's (`_opening_exists`) a search over sets of disjoint
 melds of the hand plus the card.
 
-Decisions where the rules and docs/konkan.md leave the implementer a choice:
+Decisions where the rules and docs/rules/konkan_engine.md leave the implementer a choice:
 - While a deal is awaited `current_player` is -1 and `legal_actions()` is []; `facts()` raises
   before the first deal and, between rounds, states the finished round's last position
   (hands, table and pile as they lay; the harness compares only after the next `deal`).
@@ -33,7 +33,7 @@ Decisions where the rules and docs/konkan.md leave the implementer a choice:
 - A turn's meld counts toward KON-E10 with its value when it was laid (KON-14: only the cards
   of the new melds count): a later layoff or retrieval onto it in the same turn changes
   nothing. KON-E13's lengths (run 10/11, set 4/3) are also the lengths as laid.
-- KON-E11 with `take_must_use_card=False` (docs/konkan.md conflicts with KON-16 here): the
+- KON-E11 with `take_must_use_card=False` (konkan_engine.md conflicts with KON-16 here): the
   docs' test ("some new meld or layoff is possible"; unopened: "meets KON-E10 and leaves a
   card") lets a player take into a turn he cannot end, since KON-E12's KON-18 condition forbids
   discarding the taken type unless it was placed: e.g. an opened player holding a joker takes
@@ -616,7 +616,7 @@ def _completable(hand, table, c: int, must_use: bool) -> bool:
 # ---- the game ----------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=256)
 def table_facts(table: tuple, owners: tuple) -> dict[str, list]:
-    """The summary's table fields (kon_spec.SUMMARY_KEYS: one entry per meld slot) of the
+    """The summary's table fields (`spec.SUMMARY_KEYS`: one entry per meld slot) of the
     melds `table` laid by `owners`; remembered, the table changing seldom (callers only read
     them)."""
     owner = [-1] * MAX_MELDS
@@ -654,7 +654,7 @@ class _Turn:
 
 
 class KonRef:
-    """A game of Konkan (n_rounds rounds), one action per `apply` (kon_spec's action ids)."""
+    """A game of Konkan (n_rounds rounds), one action per `apply` (`spec`'s action ids)."""
 
     def __init__(self, config: KonConfig | None = None):
         self.cfg = config if config is not None else KonConfig()
@@ -797,7 +797,7 @@ class KonRef:
 
     @property
     def scores(self) -> list[float]:
-        """The sum of every reward so far, per player (kon_spec's docstring)."""
+        """The sum of every reward so far, per player (`spec`'s docstring)."""
         return list(self.rewards)
 
     def legal_actions(self) -> list[int]:
@@ -914,7 +914,7 @@ class KonRef:
         return sum(k * card_value(t) for t, k in enumerate(self.hands[p]))
 
     def facts(self) -> dict:
-        """The state summary (kon_spec.SUMMARY_KEYS) plus terminal, legal_actions, scores and
+        """The state summary (`spec.SUMMARY_KEYS`) plus terminal, legal_actions, scores and
         current_player, as plain Python values (the table's lists shared between calls,
         `table_facts`: read them only)."""
         if self.round == 0:

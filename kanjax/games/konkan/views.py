@@ -1,5 +1,5 @@
 """Konkan's views of one state (`KonkanEnv.render`, `KonkanEnv.scene`): they read the env's
-`summary` as numpy arrays (kon_spec's summary keys)."""
+`summary` as numpy arrays (`spec`'s summary keys)."""
 
 from __future__ import annotations
 

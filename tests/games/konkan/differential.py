@@ -1,8 +1,8 @@
 """Konkan's half of the differential test (`tests.harness.differential`): one `KonRef` plays
 the engine's whole game (`n_rounds` rounds), fed each round's deck order and dealer from the
 engine's summary (`deck`, `dealer`; KON-E16), its `facts()` compared under the engine's names
-at every step: every `kon_spec.SUMMARY_KEYS` field, the mover, the legal mask, the scores
-(the same keys after the game's end).
+at every step: every `kanjax.games.konkan.spec.SUMMARY_KEYS` field, the mover, the legal mask, the
+scores (the same keys after the game's end).
 
 Uniform random play almost never opens with 51 (KON-14), so the players are steered three
 ways, all compared step by step like any other play:

@@ -364,7 +364,7 @@ def opened_take_oracle(hand, c: int, melds, must_use: bool = True) -> bool:
     """KON-E11 for a player opened before the turn: after taking c, does some sequence of
     legal table actions end with a card of type c placed by a new meld or a layoff (without
     `must_use`, also: hold a new meld or layoff and end with a card of another type in hand,
-    docs/konkan.md)? A search over the turn's table actions."""
+    docs/rules/konkan_engine.md)? A search over the turn's table actions."""
     start = list(hand)
     start[c] += 1
     seen = set()

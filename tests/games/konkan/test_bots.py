@@ -168,8 +168,8 @@ def test_random_bot_is_the_tournament_random_kind():
 # ---- the heuristic's plan ---------------------------------------------------------------------
 def test_plan_never_claims_an_opening_the_exact_search_denies():
     """On random 15-card hands (with and without a taken card to use) the plan succeeds only
-    where the exact opening search (`meld_konkan.opening_batch`) finds an opening, and in
-    most of those."""
+    where the exact opening search (`kanjax.games.konkan.meld.opening_batch`) finds an opening, and
+    in most of those."""
     rng = np.random.default_rng(5)
     B = 128
     hands = np.zeros((B, ks.NUM_TYPES), np.int32)

@@ -1,9 +1,9 @@
 """Differential tests: the JAX Konkan engine (`kanjax.games.konkan.engine`) vs its plain-Python
 reference (`kanjax.games.konkan.reference`), step by step (`tests.harness.differential`, the adapter
 `tests.games.konkan.differential`): every legal mask, the mover, and every field of
-`kon_spec.SUMMARY_KEYS` (the hands, the selection, the table melds, the pile, the stock, the
-turn's `taken`, the opened / requested flags, the round's scores, totals, outcome, winners)
-after every step, and the match scores (the rewards summed). The engine steps with
+`kanjax.games.konkan.spec.SUMMARY_KEYS` (the hands, the selection, the table melds, the pile, the
+stock, the turn's `taken`, the opened / requested flags, the round's scores, totals, outcome,
+winners) after every step, and the match scores (the rewards summed). The engine steps with
 `env.step_batch` (`vmap(env.step)` bit for bit: tests/test_step_batch.py).
 
 The same trajectories check the engine's invariants on its own summaries (`invariants`): 106

@@ -50,8 +50,8 @@ def random_hands(rng, count: int) -> list[tuple[np.ndarray, int]]:
 
 @pytest.mark.parametrize("need_run, need_c", [(True, True), (True, False), (False, True)])
 def test_KON_E11_opening_search_is_exact(need_run, need_c):
-    """`meld_konkan.opening_batch` against `helpers.opening_oracle` (a memoised search over
-    every packing) on 15-card hands, the thresholds 0..71; the cheap bound never drops a
+    """`kanjax.games.konkan.meld.opening_batch` against `helpers.opening_oracle` (a memoised search
+    over every packing) on 15-card hands, the thresholds 0..71; the cheap bound never drops a
     possible opening."""
     rng = np.random.default_rng(11 + 2 * need_run + need_c)
     hands = random_hands(rng, 120)
@@ -157,8 +157,8 @@ def test_KON_E6_E9_act_masks_match_brute_force():
 
 @pytest.mark.parametrize("must_use", [True, False])
 def test_KON_E11_opened_take_matches_a_search_of_table_actions(must_use):
-    """`meld_konkan.opened_take`'s few checks against a search over every sequence of legal
-    table actions of the turn (retrievals first or not; `helpers.opened_take_oracle`)."""
+    """`kanjax.games.konkan.meld.opened_take`'s few checks against a search over every sequence of
+    legal table actions of the turn (retrievals first or not; `helpers.opened_take_oracle`)."""
     rng = np.random.default_rng(3 + must_use)
     cases = []
     while len(cases) < 80:

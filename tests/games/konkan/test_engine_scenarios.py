@@ -1,4 +1,4 @@
-"""The scenarios of konkan.md §10 and the decisions of docs/konkan.md (KON-E1..E16) on the JAX
+"""The scenarios of konkan.md §10 and the decisions of konkan_engine.md (KON-E1..E16) on the JAX
 engine, each named after its rules: positions built from the scenario's cards
 (`helpers.position`), then the engine's legal actions, tables and scores checked by name.
 

@@ -1,5 +1,5 @@
 """Self-tests of the plain-Python Konkan reference: every scenario of konkan.md §10 (one test
-each, named after its rule ids), the decisions of docs/konkan.md (KON-E2..E15), and random
+each, named after its rule ids), the decisions of konkan_engine.md (KON-E2..E15), and random
 games played by a biased random policy (invariants, and every branch reached), and the same
 invariants over any variant hypothesis draws (`test_kon_1_kon_23_kon_31_invariants_of_any_variant`).
 
@@ -455,7 +455,7 @@ def test_kon_23_kon_30_blocked_round():
     assert f["turns"] == 1 and ref.needs_deal
 
 
-# ---- docs/konkan.md decisions ------------------------------------------------------------------
+# ---- docs/rules/konkan_engine.md decisions ---------------------------------------------
 def test_kon_e2_blocked_start():
     # KON-36: in the last round an unopened player may still request, and then take.
     ref = pos({1: "5C 9H", 2: NO_MELD_14}, mover=1, phase=ks.PHASE_ACT, round=5,
