@@ -471,6 +471,20 @@ def test_DBF_38_no_hook_when_won_by_another_card():
     assert not ref.hook and (ref.levels, ref.declaring, ref.starter) == ([11, 7], 1, 1)
 
 
+
+@pytest.mark.parametrize("hook", [True, False])
+def test_DBF_44_a_hook_at_P_40_is_no_tie(hook):
+    """DBF-44 (V5 with V13): the opponents take 40 and win the last trick with JS at R = J.
+    With the hook the hand is a hook, not a tie: team 0 to 2, declaring again, starter L+2,
+    the opponents gain nothing (DBF-39); without it V5's tie: no change, an open deal."""
+    flags = {"tie_at_40": True} | ({"jilin_hook": True} if hook else {})
+    ref = position({0: "3H", 1: "JS", 2: "4H", 3: "6H"}, R=11, levels=(11, 6),
+                   points=(60, 40), flags=flags)
+    play_trick(ref, "3H", "JS", "4H", "6H")
+    assert ref.P == 40 and ref.hook == hook
+    want = (ds.NORMAL, [2, 6], 0, 2) if hook else (ds.TIE, [11, 6], -1, 1)
+    assert (ref.outcome, ref.levels, ref.declaring, ref.starter) == want
+
 DUN_HANDS = {0: "7S 7H 7D 7C 3S", 1: "9S 9H 9D 9C 4S", 2: "RJ 5S 2D 8S 8D",
              3: "3D 4D 6D 8C TC"}
 
