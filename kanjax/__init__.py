@@ -55,7 +55,9 @@ def deal_game(text: str) -> str:
 
 @functools.cache
 def _pbn_game() -> str:
-    readers = [g for g in games() if make(g).reads_pbn]
+    from kanjax.capabilities import PbnDeals
+
+    readers = [g for g in games() if isinstance(make(g), PbnDeals)]
     if not readers:
         raise ValueError("a PBN deal, but no registered game reads PBN deals")
     return readers[0]
@@ -63,7 +65,7 @@ def _pbn_game() -> str:
 
 def deal_env(text: str, game: str | None = None, **flags) -> Env:
     """The env of a deal string: game `game` (default: `deal_game(text)`) with `flags`, plus
-    the variant flags the string's header implies (`Env.deal_flags`) where `flags` does not
+    the variant flags the string's header implies (`Views.deal_flags`) where `flags` does not
     set them."""
     from kanjax.core.cards import deal_header
     from kanjax.core.pbn import looks_like_pbn

@@ -1,9 +1,10 @@
 """`kanjax bench` and `kanjax simulate`: throughput of random play, measured, never asserted.
 
-Throughput is counted in deals (and card plays: cards played to tricks, `card_played`; none,
+Throughput is counted in deals (and card plays: cards played to tricks,
+`Benchmarked.plays_card`; none,
 shown `-`, in a game without tricks) per CPU-second of this process (all XLA threads
 together), so a figure compares fairly with a single-threaded C++ baseline measured in the
-same run: each game's own (`Env.bench_baseline`), in a run of several games too. `kanjax
+same run: each game's own (`Benchmarked.bench_baseline`), in a run of several games too. `kanjax
 bench` runs on one CPU by default (`--cpus`): XLA's second thread buys less than 2x the speed
 for 2x the CPU time.
 """
@@ -20,8 +21,9 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
-from kanjax.api import Array, Env
+from kanjax.api import Env
 from kanjax.bots import uniform_random
+from kanjax.capabilities import Benchmarked
 from kanjax.core.jaxutil import update_lanes
 from kanjax.rollout import game_key, make_stream, play_batch
 
@@ -44,17 +46,9 @@ class Clock:
 
 
 def plays_cards(env: Env) -> bool:
-    """Whether `env` has card plays to count (`card_played`): a rummy (Konkan) plays no
-    card to a trick, and its "card plays per CPU-second" is undefined, not 0."""
-    return getattr(env, "plays_card", None) is not None or env.card_actions > 0
-
-
-def card_played(env: Env, state, action: Array) -> Array:
-    """Whether `action` taken at `state` plays a card to a trick (the unit of "card plays",
-    comparable across games): the env's own `plays_card(state, action)` where it has one (Da
-    Bai Fen's picks also select its kitty discard), else an action id below `card_actions`."""
-    own = getattr(env, "plays_card", None)
-    return own(state, action) if own is not None else action < env.card_actions
+    """Whether `env` has card plays to count (`Benchmarked.plays_card`): a rummy (Konkan)
+    plays no card to a trick, and its "card plays per CPU-second" is undefined, not 0."""
+    return isinstance(env, Benchmarked) and env.card_actions > 0
 
 
 def _scan_fn(env: Env, steps: int) -> Callable:
@@ -66,13 +60,14 @@ def _scan_fn(env: Env, steps: int) -> Callable:
 
     def run(states, gkeys, epoch):
         seating = jnp.zeros((gkeys.shape[0], env.num_players), jnp.int32)
+        counts = plays_cards(env)
         size = max(8, gkeys.shape[0] // 64)
 
         def body(carry, t):
             s, decisions, deals, plays = carry
             nxt, action = play_batch(env, (uniform_random,), s, gkeys, seating)
             moved = ~(s.terminated | s.truncated)
-            played = moved & card_played(env, s, action)
+            played = (moved & env.plays_card(s, action)) if counts else jnp.zeros_like(moved)
             dealt = env.deal_done(nxt) & moved
             fresh = jax.vmap(lambda k: jax.random.fold_in(k, epoch * steps + t))(gkeys)
             nxt = update_lanes(nxt.terminated | nxt.truncated, lambda _s, k: env.init(k),
@@ -153,7 +148,7 @@ def bench(
     stream: bool = False,
     **flags,
 ) -> dict:
-    """Rows for each batch size, the game's OpenSpiel baseline (`Env.bench_baseline`, when
+    """Rows for each batch size, the game's OpenSpiel baseline (`Benchmarked.bench_baseline`, when
     installed) and the ratio of the best row to it, in deals or decisions per CPU-second.
     `baselines` (OpenSpiel game -> its figures) keeps a baseline measured for one game of a
     run for the next game that names it. `stream`: also whole matches through the public
@@ -167,11 +162,11 @@ def bench(
         result["stream"] = bench_stream(env, batches[-1])
         result["stream"]["vs_steady_state"] = round(
             result["stream"]["steps_per_cpu_second"] / rows[-1]["steps_per_cpu_second"], 3)
-    if env.bench_kernels:
+    if isinstance(env, Benchmarked) and env.bench_kernels:
         module, function = env.bench_kernels.split(":")
         result["kernels"] = getattr(importlib.import_module(module), function)(
             min_seconds=min_seconds)
-    if baseline:
+    if baseline and isinstance(env, Benchmarked):
         result |= _vs_baseline(env, rows, min_seconds, {} if baselines is None else baselines)
     return result
 
@@ -296,8 +291,8 @@ def _deal_stats(env: Env):
 def simulate(game: str, games: int, batch: int, seed: int = 0, **flags) -> dict:
     """Play `games` random matches through `batch` lanes (`rollout.make_stream`: a lane whose
     match ends starts the next); throughput, and how deals end as the game reports it
-    (`Env.tally_report`; by default the deals and the mean returns per player). Game i is the
-    same whatever the batch (games are keyed by index)."""
+    (`TournamentViews.tally_report`; by default the deals and the mean returns per player).
+    Game i is the same whatever the batch (games are keyed by index)."""
     env = kanjax.make(game, **flags)
     batch = min(batch, games)
     stream = make_stream(env, uniform_random, stats_fn=_deal_stats(env), lanes=batch)

@@ -96,6 +96,21 @@ def _cmd_bench(args) -> None:
     print(json.dumps(result) if args.json else format_bench_games(result))
 
 
+def _cmd_games(args) -> None:
+    from kanjax.capabilities import CAPABILITIES, game_table
+
+    rows = game_table()
+    if args.json:
+        print("\n".join(json.dumps(r) for r in rows))
+        return
+    heads = ["game", "players", "actions", *CAPABILITIES]
+    cells = [[r["game"], str(r["players"]), str(r["actions"]),
+              *("yes" if c in r["capabilities"] else "-" for c in CAPABILITIES)] for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(heads, *cells, strict=True)]
+    for line in [heads, *cells]:
+        print("  ".join(x.ljust(w) for x, w in zip(line, widths, strict=True)).rstrip())
+
+
 def _bench_compare(args, games: list[str]) -> None:
     """`kanjax bench GAME... --compare REF`: exit 1 where a game is slower than the base."""
     from kanjax.bench_compare import compare, format_compare
@@ -324,8 +339,9 @@ def main(argv: list[str] | None = None) -> None:
                         "or less); a position over it is marked not solved")
     p.set_defaults(fn=_cmd_view)
 
-    p = sub.add_parser("games", help="list the game names")
-    p.set_defaults(fn=lambda args: print("\n".join(__import__("kanjax").games())))
+    p = sub.add_parser("games", help="list the games and what each offers (its capabilities)")
+    p.add_argument("--json", action="store_true", help="one JSON object a game")
+    p.set_defaults(fn=_cmd_games)
 
     # Commands of other packages (e.g. `tournament`), found through entry points.
     from importlib.metadata import entry_points

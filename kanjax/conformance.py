@@ -74,8 +74,8 @@ def check_env(env: Env, batch: int = 3, seed: int = 0, compare_steps: int = 40) 
     _assert_batch_equals_singles(states, singles, "init")
 
     spec = env.observation_spec()
-    assert env.observation_shape == spec.shape
-    assert set(env.obs_slices()) == {f.name for f in spec.fields}
+    assert env.observation_spec().shape == spec.shape
+    assert set(env.observation_spec().slices()) == {f.name for f in spec.fields}
     check_observations(env, obs_b, states, "init")
 
     returns = np.zeros((batch, env.num_players), np.float64)

@@ -1,8 +1,8 @@
 """`kanjax play GAME --human SEAT ...`: people play a match against the game's bots (or each
-other, hot-seat, at one terminal), each decision drawn from `Env.scene` of what that player
-may see (`kanjax.terminal`); a person plays the seats `Env.seats_played_with` gives (whist's
+other, hot-seat, at one terminal), each decision drawn from `Views.scene` of what that player
+may see (`kanjax.terminal`); a person plays the seats `Views.seats_played_with` gives (whist's
 declarer plays the dummy), and a turn with one legal action is played for him and shown.
-A deal's end is drawn as the deal ended (`Env.ended_deal`) before the next deal is played.
+A deal's end is drawn as the deal ended (`Views.ended_deal`) before the next deal is played.
 Chance follows the record's key convention (`records.Match`), so the saved record replays; a
 match stopped early (Ctrl-C, end of input, `quit`) is saved as a partial record."""
 
@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kanjax import records, terminal
-from kanjax.api import Env, State
+from kanjax.api import Env, State, jitted, legal_actions
 from kanjax.bots import make_heuristic, make_random
 from kanjax.rollout import choose
 from kanjax.scene import Scene
@@ -47,7 +47,7 @@ class Stopped(Exception):
 
 class Table:
     """The terminal side of one match: draws scenes, reads answers, prints every move. Each
-    person plays one or more seats (`Env.seats_played_with`); seats go by their scene labels
+    person plays one or more seats (`Views.seats_played_with`); seats go by their scene labels
     (whist's N E S W, P0 P1 ... elsewhere)."""
 
     def __init__(self, env: Env, people: tuple[tuple[int, ...], ...], labels: dict[int, str],
@@ -96,7 +96,7 @@ class Table:
     def ask(self, state: State, player: int) -> tuple[int, bool]:
         """The action the person playing `player`'s turn chooses at `state`, asked again until
         it is legal, and whether it was forced: the only legal action is played, not asked."""
-        legal = self.env.legal_actions(state)
+        legal = legal_actions(state)
         if len(legal) == 1:
             return int(legal[0]), True
         seats = self.person(player)
@@ -113,7 +113,7 @@ class Table:
                                    soft_wrap=True)
 
     def deal_ended(self, state: State) -> None:
-        """Draw the deal a step just ended as it ended (`Env.ended_deal`: its last trick
+        """Draw the deal a step just ended as it ended (`Views.ended_deal`: its last trick
         whole, its result) for the person facing the terminal, before the next deal's table
         replaces it."""
         seats = self.facing or self.people[0]
@@ -126,7 +126,7 @@ class Table:
 
 
 def people_of(env: Env, state: State, humans: list[int]) -> tuple[tuple[int, ...], ...]:
-    """The people at the terminal, each as the seats he plays (`Env.seats_played_with`): one
+    """The people at the terminal, each as the seats he plays (`Views.seats_played_with`): one
     for each seat of `humans`, those that play the same seats once."""
     people: list[tuple[int, ...]] = []
     for seat in humans:
@@ -166,9 +166,9 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
         state = m.state
         first = env.scene(state, None)
         bot(state, m.gkey)
-        first_action = np.int32(env.legal_actions(state)[0])
-        env.jitted("step")(state, first_action, m.keys()[1])
-        env.jitted("ended_deal")(state, first_action)
+        first_action = np.int32(legal_actions(state)[0])
+        jitted(env, "step")(state, first_action, m.keys()[1])
+        jitted(env, "ended_deal")(state, first_action)
     table = Table(env, people, {s.player: s.label for s in first.seats}, stdin or sys.stdin,
                   console)
     console.print(who_plays(first, people), soft_wrap=True)
@@ -185,8 +185,8 @@ def play(game: str, flags: dict[str, Any], seed: int, humans: list[int], out: st
             table.moved(player, env.action_name(action, m.state), forced)
             before = m.state
             m.step(action)
-            if bool(env.jitted("deal_done")(m.state)) and not m.done:
-                ended = env.jitted("ended_deal")(before, np.int32(action))
+            if bool(jitted(env, "deal_done")(m.state)) and not m.done:
+                ended = jitted(env, "ended_deal")(before, np.int32(action))
                 if ended is not None:
                     table.deal_ended(ended)
     except (Stopped, KeyboardInterrupt) as err:

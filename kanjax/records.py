@@ -26,7 +26,7 @@ import jax
 import numpy as np
 
 import kanjax
-from kanjax.api import Env, State
+from kanjax.api import Env, State, jitted, legal_actions
 from kanjax.bots import uniform_random
 from kanjax.rollout import Policy, Trajectory, game_key, make_init, make_trajectory, step_keys
 
@@ -71,7 +71,7 @@ class Match:
     @functools.cached_property
     def state(self) -> State:
         """The state now (`step` moves it on), at first the match's first state."""
-        return self.env.jitted("init")(self.gkey) if self.first is None else self.first
+        return jitted(self.env, "init")(self.gkey) if self.first is None else self.first
 
     @property
     def done(self) -> bool:
@@ -84,10 +84,10 @@ class Match:
         if not self.names:
             self.deals.append({"step": 0, "deal": self.env.deal_string(self.state)})
         name = self.env.action_name(action, self.state)
-        self.state = self.env.jitted("step")(self.state, np.int32(action), self.keys()[1])
+        self.state = jitted(self.env, "step")(self.state, np.int32(action), self.keys()[1])
         self.names.append(name)
         self.returns += np.asarray(self.state.rewards)
-        if bool(self.env.jitted("deal_done")(self.state)) and not self.done:
+        if bool(jitted(self.env, "deal_done")(self.state)) and not self.done:
             self.deals.append({"step": len(self.names),
                                "deal": self.env.deal_string(self.state)})
 
@@ -246,7 +246,7 @@ def replay(record: dict) -> ReplayResult:
         if i == len(ids):
             return ReplayResult(False, i, f"step {i}: {bad}")
         if not state.legal_action_mask[ids[i]]:
-            legal = ", ".join(m.env.action_name(a, state) for a in m.env.legal_actions(state))
+            legal = ", ".join(m.env.action_name(a, state) for a in legal_actions(state))
             return ReplayResult(False, i, f"step {i}: {name!r} is illegal here; legal: {legal}")
     n = len(names)
     if n in deals and deals[n] != m.env.deal_string(played.state(n)):

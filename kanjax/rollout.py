@@ -412,7 +412,7 @@ def make_init(env: Env) -> Callable[[Array], State]:
     """`env.init`, jitted and kept like `make_trajectory`'s programs (the first state of a
     match played in parts, `kanjax.records`)."""
     return exported.cached_jit(env.init, f"init:{env.name}:{env.version}:"
-                               f"{getattr(env, 'config', None)!r}")
+                               f"{env.config!r}")
 
 
 def _program_name(kind: str, env: Env, policy: Policy) -> str | None:
@@ -421,4 +421,4 @@ def _program_name(kind: str, env: Env, policy: Policy) -> str | None:
     where = f"{getattr(policy, '__module__', '')}.{getattr(policy, '__qualname__', '')}"
     if not where.startswith("kanjax.") or "<locals>" in where:
         return None
-    return f"{kind}:{env.name}:{env.version}:{getattr(env, 'config', None)!r}:{where}"
+    return f"{kind}:{env.name}:{env.version}:{env.config!r}:{where}"

@@ -1,7 +1,7 @@
 """A game-neutral picture of one state: what the terminal table (`kanjax play --human`), the
-SVG of `Env.render_svg` and the HTML viewer (`kanjax view`) draw.
+SVG of `Views.render_svg` and the HTML viewer (`kanjax view`) draw.
 
-Each game builds its `Scene` in its own module (`Env.scene`); the drawing layers only read
+Each game builds its `Scene` in its own module (`Views.scene`); the drawing layers only read
 these plain values and never name a game. Cards are tokens (`AS`, `TH`, `JK`, `BJ`); a hidden
 hand is `cards=None` with its `count`.
 """

@@ -1,7 +1,7 @@
 """A `kanjax.scene.Scene` drawn as SVG: the seats around an oval table, each hand as cards
 (face down where hidden, with the count), the table's groups (a trick placed toward its
 owners, melds and piles in labelled rows), the header, the score lines and the player to
-act highlighted. It reads only the Scene, so it draws every game (`Env.render_svg`, the
+act highlighted. It reads only the Scene, so it draws every game (`Views.render_svg`, the
 HTML viewer of `kanjax.view`).
 
 Cards are `<use>`s of one definition per token (`card_defs`): a standalone drawing carries

@@ -7,10 +7,10 @@ seat, a meld, a line) once for the whole page (`svg.draw_parts`), so a long matc
 stays small.
 
 A page as one player sees it (`player`) shows only what that player has seen at each step:
-the actions taken so far (another player's as he learns it: `Env.public_name`, with the
+the actions taken so far (another player's as he learns it: `Views.public_name`, with the
 cards he does not see hidden as `??`), not the actions still to come.
 
-It reads only `Env.scene`, so it shows every game. Double-dummy notes (`solvers.annotate`)
+It reads only `Views.scene`, so it shows every game. Double-dummy notes (`solvers.annotate`)
 are shown at their steps: each legal card's (or play's) value, the played card with its
 loss (values of the other side, fewest best, where the note says `minimise`); in the list,
 each annotated play is marked best, losing (with its loss) or not solved.
@@ -64,7 +64,7 @@ def seen_names(env: Env, names: list[str], scenes: list[Scene],
                ended: list[bool] | None = None) -> list[str]:
     """Each action's name as the viewer of `scenes` (the scene before each action, then
     after the last) learns it: all of them where every hand is open; else his own in full,
-    and another's public name (`Env.public_name`) with each card that the viewer sees
+    and another's public name (`Views.public_name`) with each card that the viewer sees
     neither before nor after it as `??`, except in an action that `ended` a deal (the last
     card played or laid down, in view before the next deal's table replaces it)."""
     out = []

@@ -34,6 +34,7 @@ import numpy as np
 
 from kanjax import records
 from kanjax.api import Env, State
+from kanjax.capabilities import TrickPlay
 from kanjax.records import Played
 from solvers import api, convert
 from solvers.position import Position, play_mask
@@ -48,13 +49,8 @@ def _card_plays(record: dict, from_trick: int
     several cards starts at the turn's first action, the play its cards' name)."""
     match = records.start_match(record)
     env, names = match.env, record["actions"]
-    try:
-        env.trick_rules()
-    except NotImplementedError:
-        raise ValueError(f"{env.name}: no card play to annotate (not a trick-taking game)"
-                         ) from None
-    except ValueError:  # rules that are a hand's: read from each state
-        pass
+    if not isinstance(env, TrickPlay):
+        raise ValueError(f"{env.name}: no card play to annotate (not a trick-taking game)")
     ids, bad = match.action_ids(names)
     if bad is not None:
         raise ValueError(f"step {len(ids)}: {bad}")

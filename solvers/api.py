@@ -258,7 +258,7 @@ def reaches(positions: Sequence[Position], goals: Sequence[tuple[int, int]], *,
 def named_goals(positions: Sequence[Position],
                 goals: Sequence[dict[str, tuple[bool, int, int]]], *,
                 threads: int | None = None, backend: str = "auto") -> list[dict[str, bool]]:
-    """For each position, which of its game's named goals (`Env.trick_goals`: name -> (for the
+    """For each position, which of its game's named goals (`TrickPlay.trick_goals`: name -> (for the
     position's side or the other, side_min, other_max), such as contracts) that side can
     force (`reaches`; `threads`, `backend` as its)."""
     asks, targets = [], []

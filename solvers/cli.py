@@ -9,11 +9,11 @@
     kanjax solve "gonin_kan dealer=0 | ... " --all-moves --contracts
     kanjax solve --batch deals.txt           # or boards.pbn, or Parquet with a 'deal' column
 
-Value: what the side the game optimises takes (`Env.trick_position`), as its rules value
+Value: what the side the game optimises takes (`TrickPlay.trick_position`), as its rules value
 tricks and cards (bridge's card play: the tricks of the side on lead, as DDS's SolveBoard).
 Moves are named by card token (`Rules.move_name`); a joker lead naming suit s is `JK:s`. The
-choices before trick 1 that the deal leaves open are weighed (`Env.trick_choices`), and
-`--contracts` asks the game's named goals (`Env.trick_goals`). `--table` gives bridge's
+choices before trick 1 that the deal leaves open are weighed (`TrickPlay.trick_choices`), and
+`--contracts` asks the game's named goals (`TrickPlay.trick_goals`). `--table` gives bridge's
 double-dummy table and, for a whole deal, its par score (`solvers.par`). Output: tables for
 people, one JSON object with `--json`. This module names no game.
 """
@@ -35,7 +35,7 @@ from solvers.position import Position
 
 @dataclasses.dataclass(frozen=True)
 class _Problem:
-    """A deal or a state to solve: each open choice before trick 1 (`Env.trick_choices`) with
+    """A deal or a state to solve: each open choice before trick 1 (`TrickPlay.trick_choices`) with
     its position, its players and its state (None for an ending)."""
 
     env: Any
@@ -113,7 +113,7 @@ def _answer(prob: _Problem, sols: list[api.Solution]) -> dict:
 
 
 def _add_contracts(problems: list[_Problem], answers: list[dict], threads, backend) -> None:
-    """Each answer's `contracts`: which of the game's named goals (`Env.trick_goals`) each
+    """Each answer's `contracts`: which of the game's named goals (`TrickPlay.trick_goals`) each
     side can force from its best choice."""
     positions, goals = [], []
     for prob, out in zip(problems, answers, strict=True):

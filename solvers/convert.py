@@ -1,6 +1,6 @@
 """Double-dummy `Position`s from what users have: a kanjax state in trick play, a deal string
-or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
-`Env.trick_position`, `Env.trick_start`); this module names no game.
+or a bridge PBN deal. The game says what its trick play is (`TrickPlay.trick_rules`,
+`TrickPlay.trick_position`, `TrickPlay.trick_start`); this module names no game.
 
 - `rules_of(env, state=None)`: the game's trick-play `Rules` (a hand's, where they change from
   hand to hand, as Da Bai Fen's trumps do: then `state` is needed);
@@ -11,7 +11,7 @@ or a bridge PBN deal. The game says what its trick play is (`Env.trick_rules`,
   `from_state`; `from_pbn(pbn, trump, leader)`: the same for a PBN deal.
 
 Where the state's legal mask allows fewer trick-play moves than the rules the solver plays
-(`Env.trick_rules`; e.g. a compulsory first lead), the mask's moves become `root_moves`; a
+(`TrickPlay.trick_rules`; e.g. a compulsory first lead), the mask's moves become `root_moves`; a
 move the mask allows beyond those rules (one the solver does not model) is left out. Rules
 beyond the single-card searches' limits (`Rules.limits`: Da Bai Fen's multi-card plays)
 still give a position, with no root moves (its mask selects cards, not plays); the multi-card
@@ -25,6 +25,7 @@ import dataclasses
 import numpy as np
 
 from kanjax import deal_env, deal_game
+from kanjax.capabilities import TrickPlay
 from solvers.position import Position, Rules
 from solvers.trick_play import legal_moves
 
@@ -33,14 +34,12 @@ __all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from
 
 
 def rules_of(env, state=None) -> Rules:
-    """The solvers' `Rules` of an env's trick play (`Env.trick_rules`; of the hand `state` is
+    """The solvers' `Rules` of an env's trick play (`TrickPlay.trick_rules`; of the hand `state` is
     in, for a game whose rules change from hand to hand); ValueError for a game without, or
     one that needs the state where none is given."""
-    try:
-        return Rules(**(env.trick_rules() if state is None else env.trick_rules(state)))
-    except (AttributeError, NotImplementedError):
-        raise ValueError(f"no double-dummy positions for {getattr(env, 'name', env)!r}"
-                         ) from None
+    if not isinstance(env, TrickPlay):
+        raise ValueError(f"no double-dummy positions for {env.name!r}")
+    return Rules(**(env.trick_rules() if state is None else env.trick_rules(state)))
 
 
 def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
@@ -72,8 +71,8 @@ def deal_state(text: str, game: str | None = None, *, trump=None, leader=None, k
     """(env, state) for a deal string (or a PBN deal), at the first card of trick 1.
 
     `game`: the env (default: `kanjax.deal_game(text)`); `flags`: the env's flags (the
-    string's own variant fields, `Env.deal_flags`, are used where not given); `trump`,
-    `leader`, `key`: what the game's `Env.trick_start` takes (the choices before trick 1 the
+    string's own variant fields, `Views.deal_flags`, are used where not given); `trump`,
+    `leader`, `key`: what the game's `TrickPlay.trick_start` takes (the choices before trick 1 the
     rules leave open, the chance the deal may still need)."""
     env = deal_env(text, game, **flags)
     return env, env.trick_start(text, key, trump=trump, leader=leader)

@@ -85,7 +85,7 @@ NUM_PLAY_ACTIONS = ks.LEAD_JK + 4  # card actions 0..52 and the JK leads 53..56
 
 def _view(env: KanEnv, obs: Array) -> dict[str, Array]:
     """The observation fields the problems need (int32)."""
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = obs.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(ks.NUM_CARDS, 4)
     one = {k: o[sl[k]][0] for k in ("me", "phase", "current_player", "deal", "dealer",
@@ -187,7 +187,7 @@ def layout_kankei(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) ->
 
 
 def layout_position(env: KanEnv, v: dict[str, np.ndarray], holders: np.ndarray) -> Position:
-    """The double-dummy position (`solvers.position`, as `Env.trick_position` gives it) of
+    """The double-dummy position (`solvers.position`, as `TrickPlay.trick_position` gives it) of
     the layout `holders` (player of each card, -1) seen by `v["me"]` (`_view`, as numpy),
     from the side of the observer: his side maximises."""
     rules = convert.rules_of(env)

@@ -50,8 +50,8 @@ CACHE = 4096  # decisions kept for the later picks of their plays
 
 def unsupported(env: Env) -> str:
     """Why the bot cannot play `env` ("" if it can)."""
-    if getattr(env, "name", None) not in GAMES:
-        return f"{getattr(env, 'name', env)!r} is not Da Bai Fen"
+    if env.name not in GAMES:
+        return f"{env.name!r} is not Da Bai Fen"
     cfg = env.config
     for flag in ("jilin_dun", "dun_points_protected", "changchun_kitty"):
         if getattr(cfg, flag):
@@ -65,7 +65,7 @@ def supports(env: Env) -> bool:
 
 def view(env: Env, obs: np.ndarray) -> dict:
     """The observation fields the bot reads (numpy, one game)."""
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = np.asarray(obs).astype(np.int64)
     cards = o[sl["cards"]].reshape(N, 6)
     v = {k: int(o[sl["head"]][i]) for k, i in HEAD.items()}
@@ -144,7 +144,7 @@ class PimcDbf:
     def _cache_key(self, obs: np.ndarray) -> bytes:
         """The observation without the selection: one play's picks share it."""
         o = np.array(obs)
-        sl = self.env.obs_slices()["cards"]
+        sl = self.env.observation_spec().slices()["cards"]
         cards = o[sl].reshape(N, 6)
         cards[:, 1] = 0
         o[sl] = cards.reshape(-1)

@@ -6,7 +6,7 @@ string or a PBN deal.
 Seats are numbered in play order: seat `s + 1 (mod n)` plays after seat `s`. Cards are the
 game's card ids; a deck with a joker has it as the last id, JK = 52. A move is an action id
 of the game: a card id, or a joker lead `LEAD_JK + s` (53..56: the joker led naming suit s).
-The game describes its rules as data (`Env.trick_rules`, the fields of `Rules`); no code here
+The game describes its rules as data (`TrickPlay.trick_rules`, the fields of `Rules`); no code here
 or in the searches is a game's own.
 
 The value of a position is what the *side* (a set of seats) takes from now to the end of the
@@ -16,7 +16,7 @@ maximising: point cards and tricks as the rules value them (all tricks are playe
 A *goal* `(side_min, other_max)` asks a yes/no question instead: can the side force, at the
 end of some trick, `side >= side_min` while `other <= other_max`? Both totals only grow, so
 the goal fails as soon as `other > other_max`. `value >= T` is the goal `(T, total - T)`; a
-game's contracts can be goals too (`Env.trick_goals`, `solvers.api.named_goals`).
+game's contracts can be goals too (`TrickPlay.trick_goals`, `solvers.api.named_goals`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The uniform random bot: always legal, uniform over the legal actions; a game's random bot
-(`make_random`): its own where it names one (`Env.random_bot`), else the uniform one."""
+(`make_random`): its own where it names one (`Bots.random_bot`), else the uniform one."""
 
 import jax
 import numpy as np

@@ -1,5 +1,5 @@
 """Bad input through the `kanjax` command: exit code 2, a message naming the fault, no
-traceback (issue 22 items 10 and 12); `Env.checked_step`'s refusals."""
+traceback (issue 22 items 10 and 12); `kanjax.api.checked_step`'s refusals."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 import kanjax
 from kanjax import cli
+from kanjax.api import checked_step, jitted, legal_actions
 from kanjax.cli import main
 
 TOURNAMENT = """[tournament]
@@ -127,7 +128,7 @@ def test_every_game_checks_its_flag_types(game, flags, message):
 @pytest.fixture(scope="module")
 def start():
     env = kanjax.make("gonin_kan", n_rounds=1)
-    return env, env.jitted("init")(jax.random.PRNGKey(0))
+    return env, jitted(env, "init")(jax.random.PRNGKey(0))
 
 
 @pytest.mark.parametrize("action, message", [
@@ -141,8 +142,8 @@ def start():
 def test_checked_step_refuses_what_is_not_an_action(start, action, message):
     env, state = start
     with pytest.raises(ValueError) as err:
-        env.checked_step(state, action, jax.random.PRNGKey(1))
-    legal = ", ".join(env.action_name(a, state) for a in env.legal_actions(state))
+        checked_step(env, state, action, jax.random.PRNGKey(1))
+    legal = ", ".join(env.action_name(a, state) for a in legal_actions(state))
     assert message in str(err.value) and str(err.value).endswith(f"legal: {legal}")
 
 

@@ -60,7 +60,7 @@ def test_observation_spec_derives_shape_dtype_and_slices():
 def test_every_game_observes_in_its_spec(game, flags):
     env = kanjax.make(game, **flags)
     spec = env.observation_spec()
-    assert spec.dtype in (np.int16, np.int32) and env.observation_shape == spec.shape
+    assert spec.dtype in (np.int16, np.int32) and env.observation_spec().shape == spec.shape
     assert all(f.low <= f.high and f.size > 0 and f.meaning for f in spec.fields)
 
 

@@ -1,6 +1,6 @@
 """`kanjax play GAME --human SEAT`: a person's match at the terminal (`kanjax.play`, drawn by
 `kanjax.terminal`) through the CLI with a scripted stdin, its record and replay, stopping
-early; and the scenes it draws (`Env.scene`) against the state and `observe` (issue 29).
+early; and the scenes it draws (`Views.scene`) against the state and `observe` (issue 29).
 
 Every registered game is covered; the games' small flags and the compiled engines are those
 of tests/test_every_game.py (one compile each per run)."""
@@ -18,7 +18,7 @@ import pytest
 
 import kanjax
 from kanjax import play, records, terminal
-from kanjax.api import Env, State
+from kanjax.api import Env, State, jitted, legal_actions
 from kanjax.cli import main
 from kanjax.scene import Scene
 from tests.harness import golden
@@ -41,7 +41,7 @@ def play_args(game: str, path, *more: str) -> list[str]:
 @dataclasses.dataclass
 class Script:
     """The match of the heuristic bots, the moves of the person in seat HUMAN (of every seat
-    he plays, `Env.seats_played_with`) typed by their number in the list of legal actions, or
+    he plays, `Views.seats_played_with`) typed by their number in the list of legal actions, or
     by their card token the first time it names one legal action alone; a move that is the
     only legal one is not typed (issue 44 item 10)."""
 
@@ -57,7 +57,7 @@ class Script:
     def asked(self, state: State) -> bool:
         """Whether the person is asked at `state` (his turn, more than one legal action)."""
         return int(state.current_player) in self.seats and len(
-            self.env.legal_actions(state)) > 1
+            legal_actions(state)) > 1
 
 
 def _card_token(env: Env, word: str) -> bool:
@@ -85,7 +85,7 @@ def script_of(game: str, scripts: dict[str, Script]) -> Script:
             state = m.state
             action = int(bot(state, m.gkey)[0])
             mover = int(state.current_player)
-            if mover in seats and len(env.legal_actions(state)) == 1:
+            if mover in seats and len(legal_actions(state)) == 1:
                 forced.append(len(states) - 1)
             elif mover in seats:
                 legal = env.scene(state, mover).legal
@@ -225,7 +225,7 @@ def check_scene(env: Env, state: State) -> None:
     open_ = env.scene(state)
     done = bool(state.terminated | state.truncated)
     mover = None if done else int(state.current_player)
-    legal = tuple(env.action_name(a, state) for a in env.legal_actions(state))
+    legal = tuple(env.action_name(a, state) for a in legal_actions(state))
     assert open_.viewer is None and open_.to_act == mover and open_.game == env.name
     assert open_.legal == (() if done else legal)
     by_player = {s.player: s for s in open_.seats}  # in table order (whist's from S)
@@ -295,19 +295,19 @@ def test_headers_show_no_internal_values(game, scripts):
 
 
 def ended_deal(script: Script, step: int) -> State | None:
-    """`Env.ended_deal` of the match's step `step` where it ends a deal but not the match:
+    """`Views.ended_deal` of the match's step `step` where it ends a deal but not the match:
     the deal as it ended; None elsewhere, or where the game keeps no such state."""
     env, before, after = script.env, script.states[step], script.states[step + 1]
-    if not bool(env.jitted("deal_done")(after)) or bool(after.terminated | after.truncated):
+    if not bool(jitted(env, "deal_done")(after)) or bool(after.terminated | after.truncated):
         return None
     action = np.int32(env.action_from_name(script.names[step], before))
-    return env.jitted("ended_deal")(before, action)
+    return jitted(env, "ended_deal")(before, action)
 
 
 def test_da_bai_fen_shows_a_finished_trick_whole(scripts):
     """Issue 44 item 10: the trick a move finishes stays on the table, whole and with its
     winner, beside the next trick, until the next one is finished too; a hand's last trick
-    too, in the hand as it ended (`Env.ended_deal`: no one to act, the hand's result), which
+    too, in the hand as it ended (`Views.ended_deal`: no one to act, the hand's result), which
     the step that finishes it replaces with the next hand, and at the game's end."""
     script = script_of("da_bai_fen", scripts)
     env, finished, hands, last = script.env, 0, 0, 0
@@ -340,18 +340,18 @@ def test_da_bai_fen_shows_a_finished_trick_whole(scripts):
 
 def test_kan_shows_a_deals_last_trick_whole():
     """Issue 44 item 10: the step that finishes a Kan deal's last trick (the tenth, or one
-    that ends the deal early) deals the next one; the deal as it ended (`Env.ended_deal`)
+    that ends the deal early) deals the next one; the deal as it ended (`Views.ended_deal`)
     shows that trick whole, with its winner, and no one to act."""
     m = records.Match("yonin_kan", {"n_rounds": 2}, SEED, None)
     env, bot = m.env, play._chooser(m.env, "random")
     while True:
         before, action = m.state, int(bot(m.state, m.gkey)[0])
         m.step(action)
-        if bool(env.jitted("deal_done")(m.state)):
+        if bool(jitted(env, "deal_done")(m.state)):
             break
     assert not m.done
     (played,) = [g for g in env.scene(before).table if g.label.startswith("trick ")]
-    scene = env.scene(env.jitted("ended_deal")(before, np.int32(action)))
+    scene = env.scene(jitted(env, "ended_deal")(before, np.int32(action)))
     (last,) = [g for g in scene.table if g.label.startswith("trick ")]
     assert re.fullmatch(rf"{played.label}, taken by P\d", last.label), last.label
     assert set(zip(played.owners, played.cards, strict=True)) < set(

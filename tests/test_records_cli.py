@@ -8,8 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from kanjax import records
-from kanjax.api import Env
+from kanjax import api, records
 from kanjax.bench import bench_batch, simulate
 from kanjax.cli import main
 
@@ -124,7 +123,8 @@ def test_play_replay_show_are_one_scan_not_a_call_a_step(record, monkeypatch):
     calls = []
     scan = records.make_trajectory
     monkeypatch.setattr(records, "make_trajectory", lambda *a: calls.append(a) or scan(*a))
-    monkeypatch.setattr(Env, "jitted", lambda self, name: pytest.fail(f"jitted {name}"))
+    for module in (api, records):
+        monkeypatch.setattr(module, "jitted", lambda env, name: pytest.fail(f"jitted {name}"))
     assert records.play_record("gonin_kan", FLAGS, seed=7) == record and len(calls) == 1
     assert records.replay(record).ok
     env, state = records.state_at(record, 40)

@@ -30,7 +30,7 @@
     [bots.random]               # name -> spec
     kind = "random"             # random | heuristic | pimc | jax | python | external
     version = "1"
-    # heuristic: the game's own (`Env.heuristic`); pimc (solvers.pimc, the games it
+    # heuristic: the game's own (`Bots.heuristic`); pimc (solvers.pimc, the games it
     # supports): samples = 16 layouts a move, budget = 5000 search nodes a problem,
     # max_cards = 6 (searches from 6 cards in hand on); jax (`tournaments.policies`):
     # target = "module:make_policy", params = "path.npz" (optional; relative to the working
@@ -127,7 +127,7 @@ class TournamentConfig:
     ray_address: str = ""
     ab: dict[str, Any] = dataclasses.field(default_factory=dict)
     champion: str = ""
-    forfeit_score: float | None = None  # None: the game's `Env.worst_score` - 1
+    forfeit_score: float | None = None  # None: the game's `TournamentViews.worst_score` - 1
     seatings: str = "all"  # SEATINGS: which seatings a duplicate group plays
     gpus_per_worker: float = 0.0  # GPUs a GPU worker asks Ray for (0: CPU workers only)
     gpu_chunk_size: int = 0  # games a GPU worker plays at once (0: DEVICE_CHUNK's)

@@ -86,10 +86,10 @@ class ChunkPlayer:
     move forfeits the game (the env's illegal-action path) and the reason is recorded.
 
     A forfeit always loses: the step that forfeits pays nobody, the offender's match score is
-    the config's `forfeit_score` (default: the game's `Env.worst_score` - 1, below any score a
-    legal match can end with), and every other player keeps his score so far (nobody pays for
-    another's fault), so the offender ranks strictly below every other seat and neither he
-    nor his bot's other seats gain from it."""
+    the config's `forfeit_score` (default: the game's `TournamentViews.worst_score` - 1, below
+    any score a legal match can end with), and every other player keeps his score so far
+    (nobody pays for another's fault), so the offender ranks strictly below every other seat
+    and neither he nor his bot's other seats gain from it."""
 
     def __init__(self, cfg: TournamentConfig, units: int = 1, lanes: int | None = None) -> None:
         from tournaments.bots import host_bot
@@ -368,7 +368,7 @@ def _deal_table(env, facts: dict[str, np.ndarray], done: np.ndarray,
                 game_id: np.ndarray) -> pa.Table:
     """The `deals` rows (a game's deals in order) of the finished deals (`done` [game,
     deal]) from their `deal_facts` [game, deal, ...]: the common columns and the game's own
-    (`Env.deal_rows`)."""
+    (`TournamentViews.deal_rows`)."""
     mine = {k: v[done] for k, v in facts.items()}  # [deal, ...]
     k, players = mine["side"].shape
     schema = deals_schema(env.deal_columns)

@@ -2,8 +2,8 @@
 
 The `games` and `seats` tables are the same for every game; a game's roles are data (the
 manifest's `roles`: the env's `role_names`, which the per-role lists index). The `deals`
-table is four common columns and the game's own (`Env.deal_columns`, listed in the manifest's
-`deal_columns`).
+table is four common columns and the game's own (`TournamentViews.deal_columns`, listed in
+the manifest's `deal_columns`).
 
 `games`: one row per game (match).
     game_id int64        unique in the tournament: group * rotations + rotation
@@ -19,7 +19,7 @@ table is four common columns and the game's own (`Env.deal_columns`, listed in t
     scores list<double>  each player's match score (index = player id); a forfeited game
                          stops at the forfeit, the step that forfeits pays nobody, the
                          offender scores the config's `forfeit_score` (default: the game's
-                         worst, `Env.worst_score`, - 1) and the others keep their scores
+                         worst, `TournamentViews.worst_score`, - 1) and the others keep their scores
     steps int32          actions taken
     truncated bool       the match hit the env's step bound
     forfeit int8         the player who forfeited (crash, timeout, illegal move), else -1

@@ -43,7 +43,7 @@ SIGNAL_FORMS = (-1, 5)  # the signal's form (KAN-38): -1 none, F1..F5 (its field
 
 def relative(env: kanjax.Env) -> Callable[[Array], Array]:
     """Observation -> the same observation with players counted from the observer."""
-    sl, n = env.obs_slices(), env.num_players
+    sl, n = env.observation_spec().slices(), env.num_players
 
     def view(obs: Array) -> Array:
         me = obs[sl["me"]][0].astype(jnp.int32)
@@ -71,7 +71,7 @@ def relative(env: kanjax.Env) -> Callable[[Array], Array]:
 
 def _encoding(env: kanjax.Env) -> dict:
     """The constants of `features` and `sparse_features`."""
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     low, high = env.observation_spec().bounds()
     element = np.concatenate([np.arange(sl[k].start, sl[k].stop) for k in ONE_HOT]
                              + [[sl["signal"].start]])  # the signal's form

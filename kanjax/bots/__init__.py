@@ -9,6 +9,7 @@ import jax.numpy as jnp
 
 from kanjax.api import Array, Env
 from kanjax.bots.random import uniform_random
+from kanjax.capabilities import Bots
 
 __all__ = ["best_scored", "has_heuristic", "make_heuristic", "make_random", "uniform_random"]
 
@@ -28,23 +29,23 @@ def best_scored(scores: Callable[[Array], Array]) -> Policy:
 
 
 def has_heuristic(env: Env) -> bool:
-    """Whether `env`'s game has a heuristic bot (`Env.heuristic`)."""
-    return env.heuristic is not None
+    """Whether `env`'s game has a heuristic bot (the `Bots` capability)."""
+    return isinstance(env, Bots)
 
 
 def make_heuristic(env: Env) -> Policy:
-    """The heuristic policy of `env`'s game: the factory its `Env.heuristic` names."""
-    if env.heuristic is None:
+    """The heuristic policy of `env`'s game: the factory its `Bots.heuristic` names."""
+    if not isinstance(env, Bots):
         raise ValueError(f"{env.name} has no heuristic bot")
     return _factory(env.heuristic)(env)
 
 
 def make_random(env: Env) -> Policy:
     """The random policy of `env`'s game (a tournament's kind "random"): the factory its
-    `Env.random_bot` names, or `uniform_random` (a uniformly random legal action) where it
+    `Bots.random_bot` names, or `uniform_random` (a uniformly random legal action) where it
     names none. A game gives its own where uniform play never gets anywhere (Konkan: a
     uniformly random turn almost never lays an opening of several melds)."""
-    if env.random_bot is None:
+    if not isinstance(env, Bots) or env.random_bot is None:
         return uniform_random
     return _factory(env.random_bot)(env)
 

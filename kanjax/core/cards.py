@@ -2,7 +2,7 @@
 
 Token: rank then suit, ranks `2-9 T J Q K A`, suits `S H D C` (`AS`, `TH`, `7C`); jokers `JK`,
 `BJ` / `RJ`. Each game numbers its cards as its rules file's encoding notes say and declares
-its `Deck` (`Env.card_deck`), which converts between tokens and that game's ids.
+its `Deck` (`Views.card_deck`), which converts between tokens and that game's ids.
 
 A deal string names the game, header fields and every hand in seat order, with optional named
 sections (a kitty, a stock):
@@ -138,7 +138,7 @@ def _game_deck(game: str, flags: tuple) -> Deck:
 
 def deck(game: str, **flags) -> Deck:
     """The deck of the registered game `game` under its variant `flags`: the game's own
-    `Env.card_deck` (a bad flag raises ValueError)."""
+    `Views.card_deck` (a bad flag raises ValueError)."""
     return _game_deck(game, tuple(sorted(flags.items())))
 
 
@@ -176,7 +176,7 @@ def deal_header(text: str) -> Deal:
 
 def parse_deal(text: str, deck: Deck) -> Deal:
     """Parse `game key=value ... | hand | hand ... | name: cards`, the cards with `deck` (the
-    game's: `Env.card_deck`)."""
+    game's: `Views.card_deck`)."""
     header = deal_header(text)
     parts = text.split("|")
     hands, sections = [], []

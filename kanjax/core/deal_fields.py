@@ -39,7 +39,7 @@ class DealFields(dict):
 def read_deal(text: str, game: str, deck: cards_mod.Deck, fields: Sequence[str],
               sections: Sequence[str] = ()) -> tuple[cards_mod.Deal, DealFields]:
     """The deal string `text` of `game`, its cards read with the game's `deck`
-    (`Env.card_deck`), and its header fields, checked: the game's name,
+    (`Views.card_deck`), and its header fields, checked: the game's name,
     fields among `fields`, each once, named sections among `sections`, each once. Raises
     ValueError (`CardError` for a bad token) naming what is wrong."""
     d = cards_mod.parse_deal(text, deck)

@@ -1,11 +1,11 @@
-"""What the games' `Env.scene` builders share (`kanjax.scene`): player labels, the player to
+"""What the games' `Views.scene` builders share (`kanjax.scene`): player labels, the player to
 act, his legal actions as the viewer may see them, the status line."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kanjax.api import Env, State
+from kanjax.api import Env, State, legal_actions
 from kanjax.scene import Group
 
 
@@ -15,7 +15,7 @@ def label(player: int) -> str:
 
 
 def to_act(state: State) -> int | None:
-    """The player to act, None when the match is over or between deals (`Env.ended_deal`'s
+    """The player to act, None when the match is over or between deals (`Views.ended_deal`'s
     state: no legal action)."""
     done = bool(np.asarray(state.terminated | state.truncated))
     return None if done or not np.asarray(state.legal_action_mask).any() else int(
@@ -26,7 +26,7 @@ def legal_names(env: Env, state: State, viewer: int | None) -> tuple[str, ...]:
     """The legal actions by name where the view shows them (`shows_mover`), else ()."""
     if not shows_mover(to_act(state), viewer):
         return ()
-    return tuple(env.action_name(a, state) for a in env.legal_actions(state))
+    return tuple(env.action_name(a, state) for a in legal_actions(state))
 
 
 def shows_mover(mover: int | None, viewer: int | None) -> bool:
@@ -37,7 +37,7 @@ def shows_mover(mover: int | None, viewer: int | None) -> bool:
 
 
 def status(state: State, over: str, last: str = "", ended: str = "deal over") -> str:
-    """`to act: P2`, `ended` between deals (`Env.ended_deal`'s state), or `over` (and
+    """`to act: P2`, `ended` between deals (`Views.ended_deal`'s state), or `over` (and
     whether an illegal action or the step bound ended it); then `last`, how the last deal
     ended ("" when none has)."""
     mover = to_act(state)

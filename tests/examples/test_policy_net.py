@@ -40,7 +40,7 @@ def test_features_one_hot_elements_of_few_values_and_scale_the_others():
 
 def test_gonin_players_are_counted_from_the_observer():
     env = kanjax.make("gonin_kan", n_rounds=1)
-    spec, sl = env.observation_spec(), env.obs_slices()
+    spec, sl = env.observation_spec(), env.observation_spec().slices()
     low, high = spec.bounds()
     obs = low.copy()
     obs[sl["me"]], obs[sl["dealer"]], obs[sl["current_player"]] = 2, 2, 1
@@ -57,7 +57,7 @@ def test_gonin_players_are_counted_from_the_observer():
 
 def test_gonin_features_place_each_card_relative_to_the_observer():
     env = kanjax.make("gonin_kan", n_rounds=1)
-    spec, sl = env.observation_spec(), env.obs_slices()
+    spec, sl = env.observation_spec(), env.observation_spec().slices()
     low, high = spec.bounds()
     obs = np.where(low < 0, -1, low)
     obs[sl["me"]], obs[sl["rk_rm"]], obs[sl["scores"]] = 2, 0, 0
@@ -101,7 +101,7 @@ def test_gonin_sparse_features_are_the_features_and_the_network_plays_the_same_m
     on = np.flatnonzero(~np.asarray(states.terminated | states.truncated))
     obs = jax.vmap(env.observe)(states, jnp.maximum(states.current_player, 0))[on]
     masks = states.legal_action_mask[on]
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     twice = obs[0].at[sl["nijuu"].start + 1].set(5).at[sl["signal"].start + 1].set(5)
     obs = jnp.concatenate([obs, twice[None]])  # card 5 named in the exchange and the signal
     masks = jnp.concatenate([masks, masks[:1]])

@@ -20,6 +20,7 @@ import jax
 import numpy as np
 
 import kanjax
+from kanjax.api import legal_actions
 from kanjax.bots import uniform_random
 from kanjax.records import Match
 
@@ -51,7 +52,7 @@ def playthrough(game: str, flags: dict, seed: int) -> str:
         s = m.state
         obs = np.asarray(observe(s, players))
         digest = hashlib.sha1(obs.tobytes()).hexdigest()[:12]
-        legal = [m.env.action_name(a, s) for a in m.env.legal_actions(s)]
+        legal = [m.env.action_name(a, s) for a in legal_actions(s)]
         action = int(policy(m.keys()[0], None, s.legal_action_mask))
         m.step(action)
         rewards = np.asarray(m.state.rewards)

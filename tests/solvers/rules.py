@@ -1,4 +1,5 @@
-"""The solvers' `Rules` of the registered games, as their envs give them (`Env.trick_rules`)."""
+"""The solvers' `Rules` of the registered games, as their envs give them
+(`TrickPlay.trick_rules`)."""
 
 from __future__ import annotations
 

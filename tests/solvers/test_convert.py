@@ -212,9 +212,9 @@ def test_kan_joker_lead_names_the_led_suit():
 
 
 def test_kan_trick_choices_and_goals():
-    """What the solver weighs before trick 1 (`Env.trick_choices`): in Gonin deal 1 either
+    """What the solver weighs before trick 1 (`TrickPlay.trick_choices`): in Gonin deal 1 either
     kankei leading (KAN-21), in deal 2 every trump the chooser may name (KAN-36); none for
-    whist. The contracts as goals (`Env.trick_goals`, KAN-31, KAN-32) at deal 2's T(2) = 8
+    whist. The contracts as goals (`TrickPlay.trick_goals`, KAN-31, KAN-32) at deal 2's T(2) = 8
     (KAN-29), the gyaku forms the mukankei's at U(2) = 9."""
     env = kanjax.make("gonin_kan", players=6)
     assert env.trick_choices(GONIN6) == [{"trump": None, "leader": 2},

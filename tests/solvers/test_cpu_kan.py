@@ -96,7 +96,7 @@ def test_root_limits_equal_the_reference():
 
 
 def kan_goals(pos: Position, target: int) -> list[tuple[Position, tuple[int, int]]]:
-    """The kan questions of `solvers.pimc` and `Env.trick_goals` for the side of `pos` as
+    """The kan questions of `solvers.pimc` and `TrickPlay.trick_goals` for the side of `pos` as
     the kankei: its target T (KAN-29), sukonku (T with the others at 0, KAN-31), juuroku
     (all 16, KAN-32), and the mukankei's: U = 17 - T, gyaku sukonku, gyaku juuroku."""
     other = pos.other_side()
@@ -164,7 +164,7 @@ def test_kan_29_questions_equal_the_jax_search(jax_subset):
 def test_kan_24_kan_27_move_generator_is_the_engine_mask(game, fields, kw):
     """Along a random deal through the engine (the 6-player game's sitting-out dealer
     included), the compiled move generator's moves at every card are the legal mask's
-    (`Env.trick_position`; within the root limits of rules it does not play: Yonin's
+    (`TrickPlay.trick_position`; within the root limits of rules it does not play: Yonin's
     compulsory first lead, KAN-53), and the position's value and every move's are the reference's
     from five cards a hand on. One variant by default (the engine's step compiles for each:
     seconds), every one under `-m slow`."""

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from kanjax.api import checked_step
 from kanjax.core import trick as tk
 from kanjax.games.da_bai_fen import spec as ds
 from kanjax.games.da_bai_fen import trumps as sj
@@ -164,7 +165,7 @@ def test_outside_trick_play_and_without_a_state(mid_trick):
         from_state(ENV, s)
     with pytest.raises(ValueError, match="pass a state in trick play"):
         rules_of(ENV)
-    picking = ENV.checked_step(mid_trick[0], ds.PICK + C("3S"), KEY)
+    picking = checked_step(ENV, mid_trick[0], ds.PICK + C("3S"), KEY)
     with pytest.raises(ValueError, match="has picked 3S of his play"):
         from_state(ENV, picking)
 

@@ -215,7 +215,7 @@ def test_cpu_pimc_decides_from_whole_hands(cpu_bot):
 def mover_goal_results(env, state) -> dict[int, bool]:
     """Each legal move's result for the mover's side by the reference solver: its target
     (KAN-29, KAN-48; Gambari's bid, KAN-67), or under a Yonin contract (KAN-60) the contract's
-    goal (`Env.trick_goals`) for the declaring team, its failure for the other team."""
+    goal (`TrickPlay.trick_goals`) for the declaring team, its failure for the other team."""
     g = header_slots(env, state)
     pos = mover_position(env, state)
     kankei = np.asarray(g["kankei"]) > 0

@@ -1,4 +1,5 @@
-"""`kanjax solve` (solvers.cli) and a game's named goals (`Env.trick_goals`, `api.named_goals`)."""
+"""`kanjax solve` (solvers.cli) and a game's named goals (`TrickPlay.trick_goals`,
+`api.named_goals`)."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ kind = "random"
 
 @pytest.mark.parametrize("game", kanjax.games())
 def test_every_game_builtin_bots_in_the_all_jax_loop(game, tmp_path):
-    """The game's own heuristic and random bots (`kanjax.bots`, `Env.random_bot`): jittable
+    """The game's own heuristic and random bots (`kanjax.bots`, `Bots.random_bot`): jittable
     policies, so a chunk is one jitted loop with no host step; every seating of one deal seed
     stored in one chunk, none forfeited or truncated, the report under the game's roles."""
     flags = game_cases(game).SMALL_FLAGS

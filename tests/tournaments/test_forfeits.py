@@ -14,6 +14,7 @@ import pytest
 
 import kanjax
 from kanjax import records
+from kanjax.api import legal_actions
 from kanjax.cli import main
 from tournaments.config import ConfigError, parse_config
 from tournaments.play import ChunkPlayer
@@ -146,6 +147,6 @@ def test_an_illegal_move_a_record_names_is_checked(games):
                                       g["actions"][:3] + [illegal], [0.0] * 3, forfeit)
     assert named["forfeit"]["action"] == env.action_name(illegal, m.state)
     assert records.replay(named).ok
-    legal = env.action_name(env.legal_actions(m.state)[0], m.state)
+    legal = env.action_name(legal_actions(m.state)[0], m.state)
     result = records.replay({**named, "forfeit": {**named["forfeit"], "action": legal}})
     assert not result.ok and "is legal here" in result.error

@@ -1,4 +1,4 @@
-"""`Env.render_svg` and `kanjax.view.view_html` (issue 29): well-formed SVG at every state of
+"""`Views.render_svg` and `kanjax.view.view_html` (issue 29): well-formed SVG at every state of
 a short match of each game, all hands open and as one player sees them; hidden hands drawn
 as backs; double-dummy notes shown; clear errors for bad players and record files."""
 

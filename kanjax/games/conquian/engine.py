@@ -39,7 +39,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
+from kanjax.api import (
+    Array,
+    Env,
+    ObservationSpec,
+    ObsField,
+    State,
+    common_summary,
+    jitted,
+    register_state,
+)
+from kanjax.capabilities import Benchmarked, Bots, TournamentViews, Views
 from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import deck_places, read_deal
 from kanjax.core.jaxutil import tree_where, update_lanes
@@ -99,7 +109,7 @@ def _one_card(card: Array) -> Array:
     return meld.words((IDS == card) & (card >= 0))
 
 
-class ConquianEnv(Env):
+class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
     """Conquian (`conquian`): two players, one deal. Actions: `spec` (picks, take, pass,
     decline, demand, waive, discards, layoffs)."""
 
@@ -414,7 +424,7 @@ class ConquianEnv(Env):
         place = deck_places(self.card_deck, [
             *((c, 2 * i + q) for q, hand in enumerate(d.hands) for i, c in enumerate(hand)),
             *((c, 2 * cq.HAND_SIZE + i) for i, c in enumerate(stock))])
-        return self.jitted("_start")(jnp.asarray(place, jnp.int32), jnp.int32(dealer))
+        return jitted(self, "_start")(jnp.asarray(place, jnp.int32), jnp.int32(dealer))
 
     def deal_string(self, state: CqState) -> str:
         """The deal (unbatched): the hands in the order dealt, the stock top first, the
@@ -428,7 +438,7 @@ class ConquianEnv(Env):
 
     def _view(self, state: CqState) -> dict[str, np.ndarray]:
         """`summary` of one state as numpy arrays (the text view and the scene read it)."""
-        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        return {k: np.asarray(v) for k, v in jitted(self, "summary")(state).items()}
 
     def _head(self, s: dict[str, np.ndarray]) -> str:
         return (f"conquian ({self.config.deck})  dealer {int(s['dealer'])}  stock "

@@ -43,7 +43,7 @@ def _affinity() -> np.ndarray:
 
 
 def make_conquian_heuristic(env: ConquianEnv) -> Policy:
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     affinity = jnp.asarray(_affinity())
 
     def scores(obs: jax.Array) -> jax.Array:

@@ -41,7 +41,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
+from kanjax.api import Array, ObservationSpec, ObsField, common_summary, jitted, register_state
+from kanjax.capabilities import Benchmarked, Bots, TournamentViews, TrickPlay, Views
 from kanjax.core import cards as cards_mod
 from kanjax.core import dealing, jaxutil
 from kanjax.core import trick as tk
@@ -88,7 +89,7 @@ class DbfState(MatchState):
 tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
 
 
-class DbfEnv(MatchEnv):
+class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
     """Da Bai Fen (`da_bai_fen`): four players in two teams, hands until a team passes the
     target level. Actions: `spec` (picks 0..53, play, expose S H D C, pass, claim)."""
 
@@ -97,6 +98,7 @@ class DbfEnv(MatchEnv):
     num_actions = ds.NUM_ACTIONS
     card_deck = ds.DECK
     card_actions = N
+    bench_baseline = ("oh_hell(players=5,num_tricks_fixed=10)", "deals")  # as Gonin Kan's
     layout = LAYOUT
     version = "1"
     role_names = ("declarer", "opponent")
@@ -1100,7 +1102,7 @@ class DbfEnv(MatchEnv):
             *((c, 4 * i + (seat - starter) % 4) for seat, hand in enumerate(d.hands)
               for i, c in enumerate(hand)),
             *((c, ds.NUM_DRAWN + i) for i, c in enumerate(kitty))])
-        s = self.jitted("_start_from")(
+        s = jitted(self, "_start_from")(
             jnp.asarray(place, jnp.int32), jnp.int32(kind), jnp.int32(starter),
             jnp.int32(declaring), jnp.asarray(levels, jnp.int32), jnp.int32(played))
         if int(np.asarray(s._h)[LAYOUT.head["phase"]]) == ds.PHASE_DEAL:
@@ -1133,7 +1135,7 @@ class DbfEnv(MatchEnv):
     def _view(self, state: DbfState) -> dict[str, np.ndarray]:
         """`summary` of one state as numpy arrays (the text view and the scene read it), and
         `by`: 4 * trick + seat of each card played in this hand (-1)."""
-        view = {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        view = {k: np.asarray(v) for k, v in jitted(self, "summary")(state).items()}
         return view | {"by": np.asarray(state._by).astype(np.int32)}
 
     def render(self, state: DbfState) -> str:

@@ -2,7 +2,7 @@
 policy.
 
 `make_dbf_heuristic(env)` returns a policy `(key, observation, legal_mask) -> action`. It reads
-only the observation (`env.obs_slices()`: my hand and selection, the kitty cards I know, the
+only the observation (its `observation_spec` fields: my hand and selection, the kitty I know, the
 exposed card, who played what in which trick, the hand's public slots) and the legal mask; it
 gives every action a score and plays the legal action of highest score (ties: the lowest id),
 so it is always legal. Rule ids: `rules/da_bai_fen.md`.
@@ -53,7 +53,7 @@ BIG = 1000.0
 
 def _obs(env: DbfEnv, observation: Array) -> dict:
     """The observation's fields the bot uses, as int32 / bool."""
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = observation.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(N, 6)
     v = {k: o[sl["head"]][i] for k, i in H.items()}

@@ -98,7 +98,7 @@ class View:
 def decode(env, obs) -> View:
     check_env(env)
     o = [int(v) for v in np.asarray(obs).reshape(-1)]
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     cards = o[sl["cards"]]
     head = dict(zip(OBS_HEAD, o[sl["head"]], strict=True))
     mine, kk, played_by, trick_of, exposed = set(), set(), {}, {}, -1

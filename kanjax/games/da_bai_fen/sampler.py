@@ -98,7 +98,7 @@ def _is_quad(cards: Array) -> Array:
 def constraints(env, obs: Array) -> Constraints:
     """Decode `obs` (`env.observe(state, me)`) into the sampler's constraints."""
     cfg = env.config
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = obs.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(NC, 6)
     mine, kk, expo = cards[:, 0] > 0, cards[:, 2] > 0, cards[:, 3] > 0

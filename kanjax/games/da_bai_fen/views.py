@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kanjax.api import Env, State
+from kanjax.api import Env, State, jitted
 from kanjax.core.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.games.da_bai_fen import spec as ds
 from kanjax.scene import Group, Scene, Seat
@@ -122,5 +122,5 @@ def scene(env: Env, state: State, s: dict[str, np.ndarray], player: int | None) 
 
 def _known_kitty(env: Env, state: State, player: int) -> np.ndarray:
     """bool[54]: the cards `player`'s observation shows as known kitty cards."""
-    obs = np.asarray(env.jitted("observe")(state, player))
-    return obs[env.obs_slices()["cards"]].reshape(ds.NUM_CARDS, 6)[:, 2] == 1
+    obs = np.asarray(jitted(env, "observe")(state, player))
+    return obs[env.observation_spec().slices()["cards"]].reshape(ds.NUM_CARDS, 6)[:, 2] == 1

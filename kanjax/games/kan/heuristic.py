@@ -1,7 +1,7 @@
 """Rule-based heuristic bots for the Kan games (Gonin, Yonin, Gambari), as jittable policies.
 
 `make_heuristic(env)` returns a policy `(key, observation, legal_mask) -> action` for any Kan
-variant. It decodes the observation with `env.obs_slices()`, gives every action a score and
+variant. It decodes the observation by its `observation_spec` fields, gives every action a score and
 plays the legal action of highest score (ties: the lowest id), so it is always legal.
 
 Rules of thumb (rule ids: `rules/kan.md`):
@@ -69,8 +69,8 @@ class View(NamedTuple):
 
 
 def decode(env: KanEnv, observation: Array) -> View:
-    """The heuristic's view of `observation` (the env's static layout, `env.obs_slices()`)."""
-    sl = env.obs_slices()
+    """The heuristic's view of `observation` (its `observation_spec` fields)."""
+    sl = env.observation_spec().slices()
     o = observation.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(ks.NUM_CARDS, 4)
     mine = cards[:, 0] > 0

@@ -70,9 +70,9 @@ class View:
 
 
 def decode(env, obs) -> View:
-    """Read `obs` by the env's field table (`env.obs_slices()`)."""
+    """Read `obs` by the env's field table (`env.observation_spec().slices()`)."""
     o = [int(v) for v in np.asarray(obs).reshape(-1)]
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
 
     def get(name: str) -> list[int]:
         return o[sl[name]]

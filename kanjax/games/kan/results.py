@@ -17,6 +17,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from kanjax.capabilities import Bots, TournamentViews
 from kanjax.core.jaxutil import Array
 from kanjax.games.kan import spec as ks
 from kanjax.games.kan.scoring import worst_round
@@ -26,7 +27,7 @@ _KANKEI_WINS = np.isin(np.arange(ks.NUM_OUTCOMES), ks.KANKEI_WINS)  # by outcome
 _PLAYERS_OF = [[p for p in range(6) if m >> p & 1] for m in range(1 << 6)]  # by bit mask
 
 
-class KanResults:
+class KanResults(TournamentViews, Bots):
     """The tournament views of a Kan env (see the module docstring)."""
 
     version = "1"

@@ -84,7 +84,7 @@ class Constraints(NamedTuple):
 def constraints(env: KanEnv, obs: Array) -> Constraints:
     """Decode `obs` (`env.observe(state, me)`) into the sampler's constraints."""
     n = env.num_players
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = obs.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(NC, 4)
     mine, by, trick_of, taken = cards[:, 0] > 0, cards[:, 1], cards[:, 2], cards[:, 3]

@@ -13,7 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array
+from kanjax.api import Array, jitted
+from kanjax.capabilities import Benchmarked, TrickPlay, Views
 from kanjax.core import scenes
 from kanjax.core.cards import Deal
 from kanjax.games.kan import spec as ks
@@ -112,10 +113,11 @@ def header_slots(env, state: KanState) -> dict[str, np.ndarray]:
     return {k: h[i] for k, i in env.layout.head.items()}
 
 
-class KanViews:
+class KanViews(Views, TrickPlay, Benchmarked):
     """The `Env` views of a Kan variant (mixed into `KanEnv`'s subclasses)."""
 
     card_actions = ks.IKU  # actions 0..56 play a card (53..56: a JK lead)
+    bench_baseline = ("oh_hell(players=5,num_tricks_fixed=10)", "deals")  # Gonin Kan's peer
 
     def summary(self, state: KanState) -> dict[str, Array]:
         return summary(state)
@@ -155,8 +157,8 @@ class KanViews:
         kankei, points = s["kankei"].astype(np.int32), s["points"]
         seen = None
         if viewer is not None:
-            obs = np.asarray(self.jitted("observe")(state, viewer))
-            fields = self.obs_slices()
+            obs = np.asarray(jitted(self, "observe")(state, viewer))
+            fields = self.observation_spec().slices()
             seen = np.flatnonzero(obs[fields["cards"]].reshape(-1, 4)[:, 0] == 1)
             kankei, points = obs[fields["kankei"]], obs[fields["points"]]
         roles = _roles(s, n, kankei)

@@ -62,7 +62,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
+from kanjax.api import (
+    Array,
+    Env,
+    ObservationSpec,
+    ObsField,
+    State,
+    common_summary,
+    jitted,
+    register_state,
+)
+from kanjax.capabilities import Benchmarked, Bots, TournamentViews, Views
 from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import read_deal
 from kanjax.core.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
@@ -154,7 +164,7 @@ def _shuffled(key: Array) -> Array:
     return jnp.zeros(N_DECK, jnp.int32).at[rank].set(jnp.asarray(TYPES))
 
 
-class KonkanEnv(Env):
+class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
     """Konkan (`konkan`): see the module docstring. Actions: `spec`."""
 
     name = "konkan"
@@ -912,7 +922,7 @@ class KonkanEnv(Env):
                 order[(q - dealer - 1) % n + i * n] = c
         order[ks.HAND_SIZE * n] = d.hands[first][ks.HAND_SIZE]
         order[ks.HAND_SIZE * n + 1:] = stock
-        return self.jitted("_deal_state")(jnp.asarray(order, jnp.int32), jnp.int32(dealer),
+        return jitted(self, "_deal_state")(jnp.asarray(order, jnp.int32), jnp.int32(dealer),
                                           jnp.int32(rnd))
 
     def _deal_state(self, order: Array, dealer: Array, rnd: Array) -> KonState:
@@ -934,7 +944,7 @@ class KonkanEnv(Env):
 
     def _view(self, state: KonState) -> dict[str, np.ndarray]:
         """`summary` of one state as numpy arrays (the text view and the scene read it)."""
-        return {k: np.asarray(v) for k, v in self.jitted("summary")(state).items()}
+        return {k: np.asarray(v) for k, v in jitted(self, "summary")(state).items()}
 
     def render(self, state: KonState) -> str:
         """The round, the dealer, each hand and the table, the pile's top, whose turn."""

@@ -238,7 +238,7 @@ def _keep(h: jax.Array, fits: jax.Array, shed: jax.Array) -> jax.Array:
 
 
 def make_konkan_heuristic(env: KonkanEnv) -> Policy:
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     cfg = env.config
     n = env.n
     at_random = make_konkan_random(env)

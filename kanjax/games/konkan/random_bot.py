@@ -47,7 +47,7 @@ RETRACT = _ids(ks.RETRACT, ks.RETRACT + 1)
 
 
 def make_konkan_random(env: KonkanEnv) -> Policy:
-    sel_slice = env.obs_slices()["selection"]
+    sel_slice = env.observation_spec().slices()["selection"]
 
     def policy(key: Array, observation: Array, legal_mask: Array) -> Array:
         coin = prng.bits32(prng.fold_in(key, 1))

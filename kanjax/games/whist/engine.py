@@ -59,8 +59,10 @@ from kanjax.api import (
     check_flag_keys,
     check_flag_types,
     common_summary,
+    legal_actions,
     register_state,
 )
+from kanjax.capabilities import Benchmarked, Bots, PbnDeals, TournamentViews, TrickPlay, Views
 from kanjax.core import cards as cards_mod
 from kanjax.core import dealing
 from kanjax.core import trick as trick_kernel
@@ -195,7 +197,7 @@ def _taken_trick(s: dict[str, np.ndarray], t: int) -> list[tuple[int, int]]:
     return sorted((int(played[c] % 4), int(c)) for c in np.flatnonzero(played // 4 == t))
 
 
-class WhistEnv(Env):
+class WhistEnv(Env, Views, TournamentViews, Bots, Benchmarked, TrickPlay, PbnDeals):
     """Whist card play (`whist`): one deal of 13 tricks. Actions: card ids 0..51."""
 
     name = "whist"
@@ -204,7 +206,6 @@ class WhistEnv(Env):
     max_steps = NUM_CARDS
     stochastic_step = False
     card_deck = DECK
-    reads_pbn = True
     card_actions = NUM_CARDS
     # bridge's card play in OpenSpiel (after its auction, here random bids: per decision)
     bench_baseline = ("bridge(use_double_dummy_result=false)", "decisions")
@@ -419,7 +420,7 @@ class WhistEnv(Env):
             status += " (illegal action)"
         return Scene(
             game=self.name, header=_header(s), seats=seats, table=table, scores=(_tricks(s),),
-            to_act=to_act, legal=tuple(self.action_name(a) for a in self.legal_actions(state))
+            to_act=to_act, legal=tuple(self.action_name(a) for a in legal_actions(state))
             if not done and viewer in (None, to_act) else (), status=status, viewer=viewer)
 
     # ---- trick play for the double-dummy solvers ---------------------------------------------

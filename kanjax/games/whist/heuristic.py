@@ -1,7 +1,7 @@
 """A rule-based heuristic bot for whist (`kanjax.games.whist.engine`), as a jittable policy.
 
 `make_whist_heuristic(env)` returns a policy `(key, observation, legal_mask) -> action`. It
-decodes the observation with `env.obs_slices()`, scores every card and plays the legal card
+decodes the observation by its `observation_spec` fields, scores every card and plays the legal card
 of highest score (ties: the lowest id), so it is always legal. "Unseen" cards are neither in
 my hand nor played; "sure" means no unseen card can beat it (voids are not inferred).
 
@@ -34,7 +34,7 @@ HIGHER = (SUIT[:, None] == SUIT[None, :]) & (RANK[None, :] > RANK[:, None])
 
 def card_scores(env: WhistEnv, observation: Array) -> Array:
     """float[52]: the score of playing each card (only the legal ones matter)."""
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     o = observation.astype(jnp.int32)
     cards = o[sl["cards"]].reshape(NUM_CARDS, 3)
     mine, played_by, trick_of = cards[:, 0] > 0, cards[:, 1], cards[:, 2]

@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
+from kanjax.api import jitted
 from kanjax.games.conquian import engine
 from kanjax.games.conquian import spec as cq
 from tests.harness.named import legal, play  # noqa: F401 (the scenarios import them here)
@@ -62,7 +63,7 @@ def position(env, *, hands=("", ""), melds=("", ""), stock: str | None = None, e
 
 
 def summary(env, state) -> dict:
-    return {k: np.asarray(v) for k, v in env.jitted("summary")(state).items()}
+    return {k: np.asarray(v) for k, v in jitted(env, "summary")(state).items()}
 
 
 def where(env, state, text: str) -> list[int]:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step
 from kanjax.core.cards import CardError
 from kanjax.games.conquian import spec as cq
 from tests.games.conquian.helpers import make, position
@@ -68,9 +69,9 @@ def test_bad_flags_and_illegal_actions_name_the_fault():
         kanjax.make("conquian", carry_pot=1)
     s = ENV.from_deal(DEAL)
     with pytest.raises(ValueError, match=r"illegal action 40 \(take\).*legal: pass"):
-        ENV.checked_step(s, "take", jax.random.PRNGKey(0))
+        checked_step(ENV, s, "take", jax.random.PRNGKey(0))
     with pytest.raises(ValueError, match="unknown Conquian action 'pick 9S'"):
-        ENV.checked_step(s, "pick 9S", jax.random.PRNGKey(0))
+        checked_step(ENV, s, "pick 9S", jax.random.PRNGKey(0))
 
 
 def test_observe_hides_the_opponents_hand_and_the_stock():
@@ -85,15 +86,15 @@ def test_observe_hides_the_opponents_hand_and_the_stock():
     assert np.array_equal(see(a, 0), see(b, 0))
     assert not np.array_equal(see(a, 1), see(b, 1))
     obs = np.asarray(see(a, 0))
-    sl = ENV.obs_slices()
+    sl = ENV.observation_spec().slices()
     assert obs[sl["their_hand"]].tolist() == [7] and obs[sl["stock_left"]].tolist() == [4]
     assert obs[sl["exposed"]].sum() == 1 and obs[sl["their_meld"]].sum() == 3
 
 
 def test_cq24_the_selection_is_seen_by_its_picker_only():
     s = position(ENV, hands=("5S 5D KD", "AH"), exposed="5H", mover=0)
-    s = ENV.checked_step(s, "pick 5S", jax.random.PRNGKey(0))
-    sl = ENV.obs_slices()
+    s = checked_step(ENV, s, "pick 5S", jax.random.PRNGKey(0))
+    sl = ENV.observation_spec().slices()
     assert np.asarray(ENV.observe(s, 0))[sl["selection"]].sum() == 1
     assert np.asarray(ENV.observe(s, 1))[sl["selection"]].sum() == 0
     assert not bool(ENV.turn_done(s)) and int(s.current_player) == 0

@@ -27,6 +27,7 @@ import jax
 import numpy as np
 
 import kanjax
+from kanjax.api import checked_step, jitted
 from kanjax.games.da_bai_fen import spec as ds
 
 C = ds.DECK.card
@@ -233,11 +234,11 @@ def _winners(groups, opp: int, last_team: int, opp_points: int | None):
 
 # ---- walking the engine ------------------------------------------------------------------------
 def facts(env, s) -> dict:
-    return {k: np.asarray(v) for k, v in env.jitted("summary")(s).items()}
+    return {k: np.asarray(v) for k, v in jitted(env, "summary")(s).items()}
 
 
 def step(env, s, action: int):
-    return env.checked_step(s, int(action), KEY)
+    return checked_step(env, s, int(action), KEY)
 
 
 def play(env, s, seat: int, text):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import jitted
 from kanjax.bots import has_heuristic, make_heuristic, uniform_random
 from kanjax.core.jaxutil import tree_where
 from kanjax.games.da_bai_fen import spec as ds
@@ -26,7 +27,7 @@ def cards(text):
 
 
 def phase(env, s):
-    return int(env.jitted("summary")(s)["phase"])
+    return int(jitted(env, "summary")(s)["phase"])
 
 
 @functools.cache
@@ -106,7 +107,7 @@ def run(env):
         """Each play: the cards one seat picks (and `play` for a lead, added here)."""
         for text in plays:
             leading = phase(env, s) == ds.PHASE_PLAY and int(
-                env.jitted("summary")(s)["plays"]) == 0
+                jitted(env, "summary")(s)["plays"]) == 0
             for c in cards(text):
                 s = step(s, ds.PICK + c, key)
             if leading:
@@ -205,7 +206,7 @@ def test_exposes_a_strong_suit_and_passes_a_weak_one(env, run):
     key = jax.random.PRNGKey(0)
     moves = []
     while phase(env, s) in (ds.PHASE_DRAW, ds.PHASE_FINAL_PASS):
-        seat, drawn = int(s.current_player), int(env.jitted("summary")(s)["drawn"])
+        seat, drawn = int(s.current_player), int(jitted(env, "summary")(s)["drawn"])
         a = move(s)
         moves.append((seat, drawn, ds.action_name(a)))
         s = step(s, a, key)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step, jitted, legal_actions
 from kanjax.conformance import check_env
 from kanjax.games.da_bai_fen import engine as dbf
 from kanjax.games.da_bai_fen import spec as ds
@@ -45,12 +46,12 @@ def deal_of(order, starter=0, **fields):
 
 
 def summary(env, s):
-    return {k: np.asarray(v) for k, v in env.jitted("summary")(s).items()}
+    return {k: np.asarray(v) for k, v in jitted(env, "summary")(s).items()}
 
 
 def pass_exposures(env, s):
     while int(summary(env, s)["phase"]) in (ds.PHASE_DRAW, ds.PHASE_FINAL_PASS):
-        s = env.checked_step(s, ds.PASS, KEY)
+        s = checked_step(env, s, ds.PASS, KEY)
     return s
 
 
@@ -112,11 +113,11 @@ def test_dbf15_exposure_race(env):
     s = env.from_deal(deal_of(order_text("3S 2H 4S 2D")))
     f = summary(env, s)
     assert (int(f["current_player"]), int(f["drawn"])) == (1, 2)
-    assert env.legal_actions(s) == [ds.EXPOSE + 1, ds.PASS]
-    s = env.checked_step(s, ds.PASS, KEY)
+    assert legal_actions(s) == [ds.EXPOSE + 1, ds.PASS]
+    s = checked_step(env, s, ds.PASS, KEY)
     f = summary(env, s)
     assert (int(f["current_player"]), int(f["drawn"])) == (3, 4)
-    s = env.checked_step(s, ds.EXPOSE + 2, KEY)
+    s = checked_step(env, s, ds.EXPOSE + 2, KEY)
     f = summary(env, s)
     assert (int(f["trump_suit"]), int(f["leader"]), int(f["declaring"])) == (2, 3, 1)
     assert int(f["phase"]) == ds.PHASE_DISCARD and int(f["current_player"]) == 3
@@ -129,7 +130,7 @@ def test_discard_is_a_turn_of_six_picks(env):
     assert len(hand) == 18
     for i, c in enumerate(hand[:6]):
         assert bool(env.turn_done(s)) == (i == 0)
-        s = env.checked_step(s, int(c), KEY)
+        s = checked_step(env, s, int(c), KEY)
     assert bool(env.turn_done(s))
     assert sorted(np.flatnonzero(np.asarray(s._loc) == ds.LOC_KITTY)) == sorted(hand[:6])
 
@@ -164,7 +165,7 @@ def _visible(env, s, p):
     """The cards p cannot see: the other hands (less exposed and shown cards), the undrawn
     cards and the kitty unless p knows it."""
     obs = np.asarray(env.observe(s, p))
-    sl = env.obs_slices()["cards"]
+    sl = env.observation_spec().slices()["cards"]
     known = obs[sl].reshape(54, 6)
     loc = np.asarray(s._loc)
     hidden = [c for c in range(54) if loc[c] in (0, 1, 2, 3) and loc[c] != p
@@ -223,11 +224,11 @@ def test_dbf22_open_deal_team_levels(env):
     s = env.from_deal(deal_of(order, starter=3, kind="open", levels="5,9"))
     f = summary(env, s)
     assert (int(f["current_player"]), int(f["drawn"])) == (3, 1)
-    assert env.legal_actions(s) == [ds.EXPOSE + 1, ds.PASS]
-    s = env.checked_step(s, ds.PASS, KEY)
+    assert legal_actions(s) == [ds.EXPOSE + 1, ds.PASS]
+    s = checked_step(env, s, ds.PASS, KEY)
     f = summary(env, s)
     assert (int(f["current_player"]), int(f["drawn"])) == (2, 4)
-    s = env.checked_step(s, ds.EXPOSE + 1, KEY)
+    s = checked_step(env, s, ds.EXPOSE + 1, KEY)
     f = summary(env, s)
     assert (int(f["leader"]), int(f["declaring"]), int(f["trump_level"]),
             int(f["trump_suit"])) == (2, 0, 5, 1)

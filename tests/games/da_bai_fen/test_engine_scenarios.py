@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kanjax.api import legal_actions
 from kanjax.games.da_bai_fen import spec as ds
 from tests.games.da_bai_fen.cases import DEFAULT, JILIN
 from tests.games.da_bai_fen.scenario_helpers import (
@@ -135,7 +136,7 @@ def test_DBF_25_26_multilead_follow_and_ruff(third, winner, points):
     s = play(DEF, s, 1, "2C 7C")
     assert whole_plays(DEF, s) == combos(["3S 8D", "3S QH", "3S 4D"])
     t = step(DEF, s, ds.PICK + C("8D"))
-    assert DEF.legal_actions(t) == [ds.PICK + C("3S")]
+    assert legal_actions(t) == [ds.PICK + C("3S")]
     s = play(DEF, s, 2, "3S 8D")
     assert len(whole_plays(DEF, s)) == 6
     s = play(DEF, s, 3, third)
@@ -398,7 +399,7 @@ def test_DBF_18_22_claim_annuls_and_opens():
     for c in cards("2D 3D 4D 5D 6D 7S"):
         s = step(DEF, s, ds.PICK + c)
     assert int(facts(DEF, s)["phase"]) == ds.PHASE_CLAIM and int(s.current_player) == 2
-    assert DEF.legal_actions(s) == [ds.PASS, ds.CLAIM]
+    assert legal_actions(s) == [ds.PASS, ds.CLAIM]
     s = step(DEF, s, ds.CLAIM)
     f = facts(DEF, s)
     assert (int(f["outcome"]), list(f["levels"]), int(f["hand_kind"])) == (
@@ -414,9 +415,9 @@ def test_DBF_18_22_claim_annuls_and_opens():
                       + [ds.DECK.format_hand(h) for h in hands]
                       + ["kitty: " + ds.DECK.format_hand(kitty)])
     s = DEF.from_deal(deal)
-    assert (int(s.current_player), DEF.legal_actions(s)) == (3, [ds.EXPOSE + suit("H"), ds.PASS])
+    assert (int(s.current_player), legal_actions(s)) == (3, [ds.EXPOSE + suit("H"), ds.PASS])
     s = step(DEF, s, ds.PASS)
-    assert (int(s.current_player), DEF.legal_actions(s)) == (2, [ds.EXPOSE + suit("H"), ds.PASS])
+    assert (int(s.current_player), legal_actions(s)) == (2, [ds.EXPOSE + suit("H"), ds.PASS])
     s = step(DEF, s, ds.EXPOSE + suit("H"))
     f = facts(DEF, s)
     assert (int(f["leader"]), int(f["declaring"]), int(f["trump_level"]),

@@ -50,7 +50,7 @@ def true_holders(state) -> np.ndarray:
 
 
 def in_play(obs: np.ndarray, env) -> bool:
-    return int(obs[env.obs_slices()["head"]][0]) == ds.PHASE_PLAY
+    return int(obs[env.observation_spec().slices()["head"]][0]) == ds.PHASE_PLAY
 
 
 class Tools:
@@ -192,7 +192,7 @@ def test_DBF_20_trick_leaders_and_led_suit_are_the_observed_ones(run_m, tm):
     effective suit and lead size agree with the observation's head (tleader, led, n)."""
     for o in run_m["obs"]:
         v = di.decode(tm.env, o)
-        hd = {k: int(x) for k, x in zip(di.OBS_HEAD, o[tm.env.obs_slices()["head"]],
+        hd = {k: int(x) for k, x in zip(di.OBS_HEAD, o[tm.env.observation_spec().slices()["head"]],
                                          strict=True)}
         lead = di.trick_leader(v, v.tno)
         assert lead == hd["tleader"]

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step, legal_actions
 from kanjax.core.cards import deck
 from kanjax.games.kan import spec as ks
 from tests.games.gambari_kan.scenarios import (
@@ -93,14 +94,14 @@ def play(env, state, tricks: list[str], key=KEY):
         for p, tok in parse_trick(trick):
             assert cur(state) == p, (trick, p, cur(state))
             assert not S(state)["deal_done"], trick
-            state = env.checked_step(state, action(tok), key)
+            state = checked_step(env, state, action(tok), key)
     return state
 
 
 def bid(env, state, bids: str, key=KEY):
     """'P P P P K': the bids in turn (P = PASS, K = KAN)."""
     for b in bids.split():
-        state = env.checked_step(state, "KAN" if b == "K" else "PASS", key)
+        state = checked_step(env, state, "KAN" if b == "K" else "PASS", key)
     return state
 
 
@@ -150,17 +151,17 @@ def test_KAN_65_KAN_66_bidding_S36():
     order = []
     for _ in range(3):
         s = S(st)
-        assert env.legal_actions(st) == [KAN, PASS] and s["target"] == 9
+        assert legal_actions(st) == [KAN, PASS] and s["target"] == 9
         assert not s["kankei"].any() and s["points"].tolist() == [0, 0]
         order.append(cur(st))
-        st = env.checked_step(st, "PASS", KEY)
+        st = checked_step(env, st, "PASS", KEY)
         assert S(st)["rewards"].tolist() == [0, 0, 0]
     assert order == [1, 2, 0]  # the dealer's right, his left, the dealer
     s = S(st)
     assert s["target"] == 8 and cur(st) == 1 and not s["kankei"].any()
-    st = env.checked_step(st, "PASS", KEY)
+    st = checked_step(env, st, "PASS", KEY)
     assert cur(st) == 2 and S(st)["target"] == 8
-    st = env.checked_step(st, "KAN", KEY)
+    st = checked_step(env, st, "KAN", KEY)
     s = S(st)
     assert s["kankei"].tolist() == [False, False, True] and s["target"] == 8
     assert cur(st) == 2 and s["leader"] == 2 and s["trick"] == 0  # KAN-66: kankei leads
@@ -174,7 +175,7 @@ def test_KAN_65_first_kan_ends_bidding():
     st = start(env, W8, "K")  # P1, the dealer's right, at once
     s = S(st)
     assert s["kankei"].tolist() == [False, True, False] and s["target"] == 9 and cur(st) == 1
-    assert KAN not in env.legal_actions(st) and PASS not in env.legal_actions(st)
+    assert KAN not in legal_actions(st) and PASS not in legal_actions(st)
 
 
 @pytest.mark.parametrize("floor", [1, 7, 9])
@@ -184,16 +185,16 @@ def test_KAN_65_KAN_79_bidding_floor(floor):
     for t in range(9, floor, -1):  # every pass above the floor is free, the dealer's too
         for bidder in (1, 2, 0):
             assert cur(st) == bidder and S(st)["target"] == t
-            assert env.legal_actions(st) == [KAN, PASS]
-            st = env.checked_step(st, "PASS", KEY)
+            assert legal_actions(st) == [KAN, PASS]
+            st = checked_step(env, st, "PASS", KEY)
     assert S(st)["target"] == floor
     for bidder in (1, 2):  # the first two may still pass at the floor
-        assert cur(st) == bidder and env.legal_actions(st) == [KAN, PASS]
-        st = env.checked_step(st, "PASS", KEY)
-    assert cur(st) == 0 and env.legal_actions(st) == [KAN]  # the dealer must say KAN
+        assert cur(st) == bidder and legal_actions(st) == [KAN, PASS]
+        st = checked_step(env, st, "PASS", KEY)
+    assert cur(st) == 0 and legal_actions(st) == [KAN]  # the dealer must say KAN
     with pytest.raises(ValueError, match="illegal action"):
-        env.checked_step(st, "PASS", KEY)
-    st = env.checked_step(st, "KAN", KEY)
+        checked_step(env, st, "PASS", KEY)
+    st = checked_step(env, st, "KAN", KEY)
     s = S(st)
     assert s["kankei"].tolist() == [True, False, False] and s["target"] == floor
     assert cur(st) == 0 and not s["deal_done"]
@@ -227,7 +228,7 @@ def _check_next_round(env, st, scores):
     assert s["round"] == 1 and s["dealer"] == 1 and s["trump"] == 1 and s["target"] == 9
     assert s["deal"] == 1 and s["trick"] == 0 and s["points"].tolist() == [0, 0]
     assert not s["kankei"].any() and s["rk"] == s["rm"] == 0
-    assert cur(st) == 2 and env.legal_actions(st) == [KAN, PASS]  # the new dealer's right
+    assert cur(st) == 2 and legal_actions(st) == [KAN, PASS]  # the new dealer's right
     assert np.bincount(s["hand_owner"][s["hand_owner"] >= 0], minlength=3).tolist() == [10] * 3
     assert not st.terminated and s["seat_of"].tolist() == [0, 1, 2]
 
@@ -250,11 +251,11 @@ def test_KAN_67_KAN_68_results_S37(case, scoring):
     st = play(env, st, tricks[int(S(st)["trick"]):-1])
     for p, tok in last_trick[:-1]:
         assert cur(st) == p
-        st = env.checked_step(st, action(tok), KEY)
+        st = checked_step(env, st, action(tok), KEY)
         assert S(st)["rewards"].tolist() == [0, 0, 0] and not S(st)["deal_done"]
     p, tok = last_trick[-1]
     assert cur(st) == p
-    st = env.checked_step(st, action(tok), KEY)
+    st = checked_step(env, st, action(tok), KEY)
     s = S(st)
     assert s["last_outcome"] == outcome and s["last_points"].tolist() == final
     assert s["rewards"].tolist() == rewards[scoring]
@@ -295,7 +296,7 @@ def test_KAN_25_KAN_66_joker_when_following():
     assert hand(st, 1) == {"JK", "KD"}
     assert legal_names(env, st) == {"play JK"}  # odori ban in trick 9, although KD follows
     with pytest.raises(ValueError, match="illegal"):
-        env.checked_step(st, "play KD", KEY)
+        checked_step(env, st, "play KD", KEY)
     st = play(env, st, ["1:JK", "2:TD"])
     s = S(st)
     assert cur(st) == 1 and s["trick"] == 9  # JK won trick 9 (KAN-27)
@@ -359,7 +360,7 @@ def test_KAN_25_odori_ban_when_leading_trick_9():
     assert S(st)["hand_owner"][ks.JK] == -1  # never held in trick 10
     assert legal_names(env, st) == {"play 7S"}
     st = play(env, st, ["1:7S 2:AS"])
-    st = env.checked_step(st, "play KH", KEY)
+    st = checked_step(env, st, "play KH", KEY)
     s = S(st)
     assert s["last_outcome"] == ks.NORMAL_WIN and s["last_points"].tolist() == [13, 3]
     assert s["rewards"].tolist() == [-1, 2, -1]
@@ -417,8 +418,8 @@ def test_KAN_15_KAN_63_KAN_64_dealer_and_trump_over_a_match(first):
             assert not s["kankei"].any() and s["seat_of"].tolist() == [0, 1, 2]
             assert np.bincount(s["hand_owner"][s["hand_owner"] >= 0]).tolist() == [10] * 3
         kankei = s["kankei"].copy()
-        a = int(rng.choice(env.legal_actions(st)))
-        st = env.checked_step(st, a, jax.random.PRNGKey(1000 + steps))
+        a = int(rng.choice(legal_actions(st)))
+        st = checked_step(env, st, a, jax.random.PRNGKey(1000 + steps))
         steps += 1
         s = S(st)
         fresh = bool(s["deal_done"])
@@ -435,7 +436,7 @@ def test_KAN_15_KAN_63_KAN_64_dealer_and_trump_over_a_match(first):
     s = S(st)
     assert cur(st) == -1 and s["scores"].tolist() == total.tolist()
     with pytest.raises(ValueError, match="over"):
-        env.checked_step(st, 0, KEY)
+        checked_step(env, st, 0, KEY)
 
 
 # ---- KAN-46: information -----------------------------------------------------------------------
@@ -453,7 +454,7 @@ def test_KAN_46_own_hand_visible_other_hands_hidden(when):
     st = env.from_deal(deal_string(W8))
     if when == "trick 3":
         st = play(env, bid(env, st, BIDS_T8_P2), W8[:2] + ["2:QH"])
-    cards_col = env.obs_slices()["cards"]
+    cards_col = env.observation_spec().slices()["cards"]
     owner = S(st)["hand_owner"]
     for p in range(3):
         o = obs(env, st, p)
@@ -466,7 +467,7 @@ def test_KAN_46_own_hand_visible_other_hands_hidden(when):
 
 def test_KAN_46_KAN_65_target_public_and_falling():
     env = _env()
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     st = env.from_deal(deal_string(W8))
 
     def seen(field):
@@ -474,10 +475,10 @@ def test_KAN_46_KAN_65_target_public_and_falling():
 
     assert seen("target") == [[9]] * 3
     for t in (9, 9, 8, 8, 8, 7):  # after each pass
-        st = env.checked_step(st, "PASS", KEY)
+        st = checked_step(env, st, "PASS", KEY)
         assert seen("target") == [[t]] * 3
     assert seen("kankei") == [[0, 0, 0]] * 3
-    st = env.checked_step(st, "KAN", KEY)  # P1 at t = 7
+    st = checked_step(env, st, "KAN", KEY)  # P1 at t = 7
     assert seen("target") == [[7]] * 3 and seen("kankei") == [[0, 1, 0]] * 3
     assert seen("current_player") == [[1]] * 3
     st = play(env, st, ["1:9H 2:AH 0:8H"])
@@ -501,7 +502,7 @@ def test_jit_vmap_step_equals_single_checked_steps():
             actions[1] = card("TD")  # ends deal 1 of `ending` with a sukonku: new deal dealt
         keys = jax.random.split(jax.random.PRNGKey(100 + t), 3)
         states = step(states, jnp.asarray(actions), keys)
-        singles = [env.checked_step(singles[g], int(actions[g]), keys[g]) for g in range(3)]
+        singles = [checked_step(env, singles[g], int(actions[g]), keys[g]) for g in range(3)]
         if t == 0:
             s = S(singles[1])
             assert s["deal_done"] and s["last_outcome"] == ks.SUKONKU and s["round"] == 1
@@ -526,7 +527,7 @@ def _first_legal_until(env, stop):
     """From `env.init(KEY)`, the first legal action each step until `stop(state)`."""
     st = env.init(KEY)
     while not stop(st):
-        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        st = checked_step(env, st, legal_actions(st)[0], KEY)
     return st
 
 
@@ -537,7 +538,7 @@ def test_KAN_46_previous_deal_in_the_next_and_the_final_deal_stays():
     cards by player, trick and taker, trick winners and final points."""
     one = _env(n_rounds=1)
     end = _first_legal_until(one, lambda st: bool(st.terminated))
-    sl = one.obs_slices()
+    sl = one.observation_spec().slices()
     o = obs(one, end, 0)
     final = o[sl["cards"]].reshape(53, 4)[:, 1:]
     assert (final[:, 0] >= 0).sum() >= 9 and (o[sl["last_cards"]] == -1).all()
@@ -551,5 +552,5 @@ def test_KAN_46_previous_deal_in_the_next_and_the_final_deal_stays():
             assert (o2[sl["last_cards"]].reshape(53, 3) == final).all()
             assert o2[sl["last_winners"]].tolist() == winners + [-1] * (10 - len(winners))
             assert o2[sl["last_points"]].tolist() == o[sl["points"]].tolist()
-        st = two.checked_step(st, two.legal_actions(st)[0], KEY)
+        st = checked_step(two, st, legal_actions(st)[0], KEY)
     assert S(st)["round"] == 1

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step, legal_actions
 from kanjax.core.cards import deck
 from kanjax.games.kan import spec as ks
 from kanjax.games.kan.engine import summary
@@ -120,7 +121,7 @@ def play(env, state, tricks, key=KEY):
                 a = ks.JK if mask[ks.JK] else ks.LEAD_JK + SUITS.index(named)
             else:
                 a = card(tok)
-            state = env.checked_step(state, a, key)
+            state = checked_step(env, state, a, key)
             if S(state)["deal_done"]:
                 return state
     return state
@@ -128,7 +129,7 @@ def play(env, state, tricks, key=KEY):
 
 def do(env, state, *names, key=KEY):
     for name in names:
-        state = env.checked_step(state, name, key)
+        state = checked_step(env, state, name, key)
     return state
 
 
@@ -251,7 +252,7 @@ def test_KAN_20_KAN_21_seat_change_and_play_order_S08():
     order = []
     for _ in range(5):
         order.append(cur(st))
-        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        st = checked_step(env, st, legal_actions(st)[0], KEY)
     assert order == [2, 4, 0, 1, 3]
 
 
@@ -412,10 +413,10 @@ def test_KAN_24_KAN_26_KAN_27_joker_lead_names_suit_S15():
     st = do(env, st, "lead JK naming S")
     assert legal_names(env, st) == {"play QS", "play 3S"}
     st = do(env, st, "play QS")
-    assert len(env.legal_actions(st)) == 8  # S2 has no spade: any card
+    assert len(legal_actions(st)) == 8  # S2 has no spade: any card
     st = do(env, st, "play KH")
     for _ in range(2):
-        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        st = checked_step(env, st, legal_actions(st)[0], KEY)
     assert cur(st) == 0  # JK wins: AC, AD, QS, KH (and the rest) to the kankei
     pk, pm = S(st)["points"].tolist()
     assert pm == 0 and pk >= 4
@@ -724,16 +725,16 @@ def _signal_state(env):
 def test_KAN_38_KAN_73_signals_and_what_opponents_see_S38():
     env = _env()
     st = _signal_state(env)
-    assert cur(st) == 3 and len(env.legal_actions(st)) == 156
+    assert cur(st) == 3 and len(legal_actions(st)) == 156
     tour = kanjax.make("gonin_kan", tournament_signals=True)
     st_t = _signal_state(tour)
-    assert len(tour.legal_actions(st_t)) == 145
-    assert all(a < ks.SIGNAL_F4 for a in tour.legal_actions(st_t) if a >= ks.SIGNAL)
+    assert len(legal_actions(st_t)) == 145
+    assert all(a < ks.SIGNAL_F4 for a in legal_actions(st_t) if a >= ks.SIGNAL)
     f2 = do(env, st, "signal F2 KH QD")
     f3 = do(env, st, "signal F3 KH KH")
     assert env.action_from_name("signal F3 KH", st) == env.action_from_name("signal F3 KH KH",
                                                                             st)
-    sl = env.obs_slices()["signal"]
+    sl = env.observation_spec().slices()["signal"]
     for p in (0, 2, 4):  # the opponents: "shown twice", no cards
         o2, o3 = obs(env, f2, p), obs(env, f3, p)
         np.testing.assert_array_equal(o2, o3)
@@ -816,7 +817,7 @@ def _mid_deal(env):
     st = do(env, env.from_deal(plan.deal()), "KOI", "KOI")
     st = play(env, st, plan.tricks[:3])
     for _ in range(2):  # two cards of trick 4
-        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        st = checked_step(env, st, legal_actions(st)[0], KEY)
     return st
 
 
@@ -846,7 +847,7 @@ def test_KAN_46_hidden_hands_do_not_change_observation(when):
 
 def _last_deal(env, st, p: int) -> dict:
     o = obs(env, st, p)
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     return {"cards": o[sl["last_cards"]].reshape(53, 3), "winners": o[sl["last_winners"]],
             "points": o[sl["last_points"]], "now": o[sl["cards"]].reshape(53, 4)}
 
@@ -871,7 +872,7 @@ def test_KAN_46_finished_deal_stays_visible():
         if step.startswith("signal") or step.startswith("trump"):
             st = do(env, st, step)
         elif step != "deal 2 dealt":
-            st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+            st = checked_step(env, st, legal_actions(st)[0], KEY)
         for p in range(5):
             last = _last_deal(env, st, p)
             assert (last["cards"] == want).all(), (step, p)
@@ -905,7 +906,7 @@ def test_KAN_46_nijuu_cards_only_for_the_pair():
     hands = plan.hands()
     states = [env.from_deal(plan.deal(f"nijuu={hands[3][i]},{x}")) for i, x in
               [(0, "JK"), (1, "AC")]]
-    sl = env.obs_slices()["nijuu"]
+    sl = env.observation_spec().slices()["nijuu"]
     for p in (0, 2, 4):
         o = [obs(env, s, p) for s in states]
         np.testing.assert_array_equal(o[0], o[1])
@@ -922,7 +923,7 @@ def test_KAN_46_KAN_21_second_chooser_cannot_see_first_choice():
     for p in (0, 1, 2, 4):  # the second chooser P1 and the mukankei
         np.testing.assert_array_equal(obs(env, iku, p),
                                       obs(env, koi, p))
-    sl = env.obs_slices()["iku"]
+    sl = env.observation_spec().slices()["iku"]
     assert obs(env, iku, 3)[sl].tolist() == [1, -1]
     after = do(env, iku, "KOI")
     for p in range(5):  # public once resolved
@@ -932,11 +933,11 @@ def test_KAN_46_KAN_21_second_chooser_cannot_see_first_choice():
 def test_KAN_46_observation_layout_and_public_facts():
     env = _env()
     st = _mid_deal(env)
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     spec = env.observation_spec()
-    assert env.observation_shape == (sum(s.stop - s.start for s in sl.values()),)
+    assert env.observation_spec().shape == (sum(s.stop - s.start for s in sl.values()),)
     o = obs(env, st, 0)
-    assert o.dtype == spec.dtype == np.int16 and o.shape == env.observation_shape
+    assert o.dtype == spec.dtype == np.int16 and o.shape == env.observation_spec().shape
     cards_ = o[sl["cards"]].reshape(53, 4)
     s = S(st)
     assert (cards_[:, 0] == (s["hand_owner"] == 0)).all()
@@ -1019,7 +1020,7 @@ def test_vmap_batch_equals_single_games():
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int32)
         skeys = jax.random.split(jax.random.PRNGKey(100 + t), batch)
         states = step(states, jnp.asarray(actions), skeys)
-        singles = [env.checked_step(singles[g], int(actions[g]), skeys[g]) for g in range(batch)]
+        singles = [checked_step(env, singles[g], int(actions[g]), skeys[g]) for g in range(batch)]
     for g in range(batch):
         for a, b in zip(jax.tree.leaves(states), jax.tree.leaves(singles[g]), strict=True):
             np.testing.assert_array_equal(np.asarray(a)[g], np.asarray(b))
@@ -1037,7 +1038,7 @@ def test_vmap_batch_equals_single_games():
         assert np.asarray(s[k]).dtype == dt, k
     assert np.asarray(s["hand_owner"]).shape == (batch, 53)
     o = jax.jit(jax.vmap(env.observe))(states, jnp.zeros(batch, jnp.int32))
-    assert o.shape == (batch, *env.observation_shape) and o.dtype == jnp.int16
+    assert o.shape == (batch, *env.observation_spec().shape) and o.dtype == jnp.int16
 
 
 def test_deal_done_and_last_outcome():

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from kanjax.api import jitted, legal_actions
 from kanjax.games.kan.engine import CARD_TOKENS, summary
 
 
 def obs(env, state, p: int) -> np.ndarray:
     """Player p's observation (the env's jitted `observe`, compiled once per env)."""
-    return np.asarray(env.jitted("observe")(state, p))
+    return np.asarray(jitted(env, "observe")(state, p))
 
 
 def card(tok: str) -> int:
@@ -27,4 +28,4 @@ def cur(state) -> int:
 
 
 def legal_names(env, state) -> set[str]:
-    return {env.action_name(a, state) for a in env.legal_actions(state)}
+    return {env.action_name(a, state) for a in legal_actions(state)}

@@ -254,7 +254,7 @@ def run_positions(t: Tools, positions: list) -> dict:
 @pytest.mark.parametrize("which", VARIANTS)
 def test_KAN_46_positions_cover_the_cases(which, request):
     run, t = pick(which, request)
-    sl = t.env.obs_slices()
+    sl = t.env.observation_spec().slices()
     deals = {int(o[sl["deal"]][0]) for o in run["obs"]}
     tricks = {int(o[sl["trick"]][0]) for o in run["obs"]}
     assert deals == {1, 2, 3} or which == "6" and {1, 2} <= deals or (
@@ -278,7 +278,7 @@ def test_KAN_21_KAN_23_trick_leaders_are_the_observed_leader(which, request):
     """The reference's leader of the current trick (from iku/koi or the chooser, then the
     takers) is the leader the observation shows; the sampler's voids rest on the same."""
     run, t = pick(which, request)
-    sl = t.env.obs_slices()
+    sl = t.env.observation_spec().slices()
     checked = 0
     for o, w in zip(run["obs"], run["where"], strict=True):
         trick = int(o[sl["trick"]][0])
@@ -425,7 +425,7 @@ def test_KAN_38_chooser_keeps_signalled_cards_with_shower(t5):
 
 
 def test_KAN_25_no_joker_in_trick_10(t5, run5):
-    sl = t5.env.obs_slices()
+    sl = t5.env.observation_spec().slices()
     seen = 0
     for o, hs in zip(run5["obs"], run5["holders"], strict=True):
         if o[sl["trick"]][0] == 9:
@@ -441,7 +441,7 @@ def test_KAN_25_odori_ban_no_joker_after_another_card_in_trick_9(t5):
     st = t5.env.from_deal(deal_string(random_hands(t5.env, np.random.default_rng(3))),
                           key=KEY)
     st = t5.play(st, ["KOI", "KOI"])
-    sl = t5.env.obs_slices()
+    sl = t5.env.observation_spec().slices()
     holder = int(np.asarray(st._loc)[JK])
     while True:
         o = t5.obs(st)
@@ -502,7 +502,7 @@ def test_rejects_other_games():
 
 def test_KAN_54_yonin_joker_may_be_held_in_trick_10(t4, run4):
     """Yonin's joker is never compulsory (KAN-54): unplayed in trick 10, it lies in a hand."""
-    sl = t4.env.obs_slices()
+    sl = t4.env.observation_spec().slices()
     seen = 0
     for o, hs, oks in zip(run4["obs"], run4["holders"], run4["ok"], strict=True):
         cards = o[sl["cards"]].reshape(53, 4)

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import kanjax
+from kanjax.api import jitted
 from kanjax.games.konkan import engine
 from kanjax.games.konkan import spec as ks
 from kanjax.games.konkan.reference import apply_move, moves, new_melds, new_runs, new_sets
@@ -130,8 +131,8 @@ def position(env, *, hands, melds=(), pile="", stock=None, mover=0, dealer=None,
         _h=jnp.zeros(len(engine.HEAD), i16), _w=jnp.zeros((2, 5), jnp.int32))
     s = engine.KonkanEnv._pack(s, g)
     if phase == ks.PHASE_DRAW:
-        return env.jitted("_resolve")(s)
-    return env.jitted("_finalize")(s)
+        return jitted(env, "_resolve")(s)
+    return jitted(env, "_finalize")(s)
 
 
 def pick_all(env, state, text: str):
@@ -139,7 +140,7 @@ def pick_all(env, state, text: str):
 
 
 def summary(env, state) -> dict:
-    return {k: np.asarray(v) for k, v in env.jitted("summary")(state).items()}
+    return {k: np.asarray(v) for k, v in jitted(env, "summary")(state).items()}
 
 
 def meld_text(env, state, m: int) -> str:

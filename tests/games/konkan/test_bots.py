@@ -39,7 +39,7 @@ def player(env):
     every state's move proposed by every bot."""
     bots = (make_heuristic(env), make_random(env), uniform_random)
     B = BATCH
-    sl = env.obs_slices()["opened"]
+    sl = env.observation_spec().slices()["opened"]
 
     def body(c):
         s, gkeys, seating, acc = c

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step, jitted
 from kanjax.core.cards import CardError
 from kanjax.games.konkan import meld as mk
 from kanjax.games.konkan import spec as ks
@@ -197,7 +198,7 @@ def test_observe_hides_other_hands_and_the_stock():
     a, b, see = swapped_with_the_stock(ENV, 1)
     assert np.array_equal(see(a, 0), see(b, 0)) and np.array_equal(see(a, 2), see(b, 2))
     assert not np.array_equal(see(a, 1), see(b, 1))
-    sl = ENV.obs_slices()
+    sl = ENV.observation_spec().slices()
     obs = np.asarray(see(a, 0))
     assert obs[sl["hand_sizes"]].tolist() == [2, 3, 2, 1] and obs[sl["stock"]].tolist() == [3]
     assert obs[sl["pile_top"]].tolist() == [ks.DECK.card("9D")] and obs[sl["pile"]].sum() == 2
@@ -216,7 +217,7 @@ def test_observe_hides_the_partners_hand_in_pairs():
 
 
 def test_KON_E16_summary_keys_and_shapes():
-    s = ENV.jitted("init")(jax.random.PRNGKey(2))
+    s = jitted(ENV, "init")(jax.random.PRNGKey(2))
     f = summary(ENV, s)
     for k in ks.SUMMARY_KEYS + ("current_player", "legal_action_mask", "rewards", "terminated",
                                 "deck"):
@@ -233,7 +234,7 @@ def test_KON_E16_summary_keys_and_shapes():
 
 # ---- deal strings and bad input -----------------------------------------------------------
 def test_KON_6_deal_string_round_trip():
-    s = ENV.jitted("init")(jax.random.PRNGKey(4))
+    s = jitted(ENV, "init")(jax.random.PRNGKey(4))
     text = ENV.deal_string(s)
     assert text.startswith("konkan n=4 dealer=") and "| stock: " in text
     again = ENV.from_deal(text)
@@ -244,7 +245,7 @@ def test_KON_6_deal_string_round_trip():
 
 
 def bad_deals():
-    s = ENV.jitted("init")(jax.random.PRNGKey(4))
+    s = jitted(ENV, "init")(jax.random.PRNGKey(4))
     text = ENV.deal_string(s)
     first = text.split(" | ")[1].split()[0]
     hand2 = text.split(" | ")[2].split()
@@ -278,10 +279,10 @@ def test_bad_flags_and_illegal_actions_name_the_fault():
         kanjax.make("konkan", reward="gold")
     with pytest.raises(ValueError, match="opening_min=51.0: must be an integer"):
         kanjax.make("konkan", opening_min=51.0)
-    s = ENV.jitted("init")(jax.random.PRNGKey(0))
+    s = jitted(ENV, "init")(jax.random.PRNGKey(0))
     with pytest.raises(ValueError, match=r"illegal action 224 \(draw\).*legal: "):
-        ENV.checked_step(s, "draw", jax.random.PRNGKey(0))
+        checked_step(ENV, s, "draw", jax.random.PRNGKey(0))
     with pytest.raises(ValueError, match="unknown Konkan action 'pick 1S'"):
-        ENV.checked_step(s, "pick 1S", jax.random.PRNGKey(0))
+        checked_step(ENV, s, "pick 1S", jax.random.PRNGKey(0))
     assert ENV.max_steps == 5 * 400 * 64 and ENV.max_deals == 5
     assert ENV.deal_flags(kanjax.core.cards.deal_header("konkan n=3 dealer=1")) == {"n": 3}

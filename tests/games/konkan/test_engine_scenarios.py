@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from kanjax.api import jitted
 from kanjax.games.konkan import spec as ks
 from tests.games.konkan.helpers import (
     hand_text,
@@ -35,20 +36,20 @@ def discards(names: set[str]) -> set[str]:
 
 def ended(env, state, **kw) -> dict:
     """The round's end of a position whose header says how it ended (`_end_round`)."""
-    return summary(env, env.jitted("_end_round")(state))
+    return summary(env, jitted(env, "_end_round")(state))
 
 
 def with_flags(env, state, **flags):
     """`state` with header slots changed (a position's turn so far)."""
     g = env._unpack(state)
     g.update({k: jnp.int32(v) for k, v in flags.items()})
-    return env.jitted("_finalize")(env._pack(state, g))
+    return jitted(env, "_finalize")(env._pack(state, g))
 
 
 # ---- the deal and the first turn ------------------------------------------------------------
 def test_KON_6_KON_E1_deal_scenario_1():
     env = ENV3
-    s = env.jitted("init")(jax.random.PRNGKey(5))
+    s = jitted(env, "init")(jax.random.PRNGKey(5))
     f = summary(env, s)
     assert f["hands"].sum(1).tolist() == [15, 14, 14]
     assert int(f["stock"]) == 63 and f["pile"].sum() == 0 and int(f["pile_top"]) == -1
@@ -487,12 +488,12 @@ def test_KON_31_game_end_shared_win_scenario_21():
     s = ending_state(env, ["9D", "2S", "5H"], [], -1, ks.BLOCKED, rnd=5, totals=[20, -5, -5])
     f = ended(env, s)
     assert f["totals"].tolist() == [120, 95, 95] and f["winners"].tolist() == [False, True, True]
-    assert bool(env.jitted("_end_round")(s).terminated)
+    assert bool(jitted(env, "_end_round")(s).terminated)
 
 
 def test_reward_points_pays_each_round():
     env = ENV3
     s = ending_state(env, ["9D", "2S JK", "5H"], [(1, "4S 5S 6S")], 0, ks.OUT, rnd=2)
-    done = env.jitted("_end_round")(s)
+    done = jitted(env, "_end_round")(s)
     assert np.asarray(done.rewards).tolist() == [30.0, -17.0, -100.0]
     assert not bool(done.terminated) and env.worst_score < 0 and ENV.worst_score == 0.0

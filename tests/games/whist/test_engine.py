@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kanjax
+from kanjax.api import checked_step, jitted, legal_actions
 from kanjax.core.cards import CardError, deck
 from kanjax.core.pbn import format_pbn, looks_like_pbn, parse_pbn
 from kanjax.games.whist.engine import OBS_SPEC, WhistEnv, summary_numpy
@@ -55,7 +56,7 @@ def deal(head: str = "", pbn: str = PBN) -> str:
 
 
 def legal(env, state) -> set[str]:
-    return {env.action_name(a, state) for a in env.legal_actions(state)}
+    return {env.action_name(a, state) for a in legal_actions(state)}
 
 
 def play(env, state, script: str):
@@ -63,7 +64,7 @@ def play(env, state, script: str):
     for word in script.split():
         seat, tok = word.split(":")
         assert int(state.current_player) == SEATS.index(seat), (word, int(state.current_player))
-        state = env.checked_step(state, f"play {tok}")
+        state = checked_step(env, state, f"play {tok}")
     return state
 
 
@@ -71,7 +72,7 @@ def play_lowest(env, state, steps: int):
     """Each mover plays his lowest legal card id, `steps` times; returns states after each."""
     out = []
     for _ in range(steps):
-        state = env.checked_step(state, env.legal_actions(state)[0])
+        state = checked_step(env, state, legal_actions(state)[0])
         out.append(state)
     return out
 
@@ -118,7 +119,7 @@ def test_lead_is_free_and_follow_suit_is_enforced(env):
     st1 = play(env, st0, "W:AS")
     assert legal(env, st1) == {"play QS", "play 7S"}  # N must follow spades
     with pytest.raises(ValueError, match=r"illegal action .*play KH.* legal: play 7S, play QS"):
-        env.checked_step(st1, "play KH")
+        checked_step(env, st1, "play KH")
 
 
 def test_nt_off_suit_high_card_loses_and_winner_leads(env):
@@ -172,7 +173,7 @@ def test_13_tricks_and_the_side_rewards(env, head, ns, winner):
 def test_illegal_action_forfeits(env):
     st0 = env.from_deal(PBN)
     st1 = play(env, st0, "W:AS")
-    step = env.jitted("step")
+    step = jitted(env, "step")
     for state, action in ((st0, TOK.card("2S")), (st1, TOK.card("KH")), (st1, 52)):
         mover = int(state.current_player)
         out = step(state, jnp.int32(action), None)  # as checked_step calls it
@@ -182,7 +183,7 @@ def test_illegal_action_forfeits(env):
         np.testing.assert_array_equal(np.asarray(out._loc), np.asarray(state._loc))
         np.testing.assert_array_equal(np.asarray(out._h), np.asarray(state._h))
     with pytest.raises(ValueError, match="illegal action 52 .out of range."):
-        env.checked_step(st0, 52)
+        checked_step(env, st0, 52)
 
 
 def test_jit_vmap_batch_equals_single_games(env, batched):
@@ -190,7 +191,7 @@ def test_jit_vmap_batch_equals_single_games(env, batched):
     (init's vmap = single is kanjax.conformance's business); then all 13 tricks are paid."""
     batch, singles_checked = 32, 3
     vinit, vstep = batched
-    step = env.jitted("step")
+    step = jitted(env, "step")
     states = vinit(jax.random.split(jax.random.PRNGKey(5), batch))
     singles = [jax.tree.map(lambda x, g=g: np.asarray(x)[g], states)
                for g in range(singles_checked)]
@@ -215,9 +216,9 @@ def test_jit_vmap_batch_equals_single_games(env, batched):
 
 # ---- observation ------------------------------------------------------------------------------
 def test_observation_layout(env):
-    obs = env.jitted("observe")
-    sl = env.obs_slices()
-    assert env.observation_shape == (179,) and OBS_SPEC.shape == (179,)
+    obs = jitted(env, "observe")
+    sl = env.observation_spec().slices()
+    assert env.observation_spec().shape == (179,) and OBS_SPEC.shape == (179,)
     st = play(env, env.from_deal(deal("trump=D")), "W:AS N:7S E:4S S:2S W:QC")
     hands = parse_pbn(PBN)
     played = {"AS": (3, 0), "7S": (0, 0), "4S": (1, 0), "2S": (2, 0), "QC": (3, 1)}
@@ -241,14 +242,14 @@ def test_final_state_shows_the_whole_deal(env):
     every card with who played it and in which trick, each trick's winner, the tricks taken."""
     before = env.from_deal(f"whist trump=NT leader=W | {ONE_SUIT}")
     states = play_lowest(env, before, 52)
-    sl = env.obs_slices()
+    sl = env.observation_spec().slices()
     played = {}  # card -> (player, trick), from the cards played step by step
     for t, after in enumerate(states):
         c = int(np.flatnonzero(np.asarray(after._loc) != np.asarray(before._loc))[0])
         played[c] = (int(before.current_player), t // 4)
         before = after
     for p in range(4):
-        o = np.asarray(env.jitted("observe")(states[-1], p))
+        o = np.asarray(jitted(env, "observe")(states[-1], p))
         cards = o[sl["cards"]].reshape(52, 3)
         assert (cards[:, 0] == 0).all()
         assert {c: tuple(cards[c, 1:].tolist()) for c in range(52)} == played

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import kanjax
+from kanjax.api import checked_step, legal_actions
 from kanjax.core.cards import deck
 from kanjax.games.kan import spec as ks
 from tests.games.kan.helpers import S, card, cur, legal_names, obs
@@ -54,12 +55,12 @@ def _env(**flags):
 
 
 def field(env, o: np.ndarray, name: str) -> list[int]:
-    return o[env.obs_slices()[name]].tolist()
+    return o[env.observation_spec().slices()[name]].tolist()
 
 
 def seen_hand(env, o: np.ndarray) -> set[str]:
     """The cards the observer sees in his hand."""
-    cards = o[env.obs_slices()["cards"]].reshape(ks.NUM_CARDS, 4)
+    cards = o[env.observation_spec().slices()["cards"]].reshape(ks.NUM_CARDS, 4)
     return {DECK.token(c) for c in np.flatnonzero(cards[:, 0])}
 
 
@@ -121,12 +122,12 @@ def play(env, state, tricks, key=KEY):
             tok, _, kind = tok.partition("/")
             assert cur(state) == p, (trick, p, cur(state))
             if in_contract_phase(state):  # KAN-56: the trick-1 decision before the card
-                state = env.checked_step(state, CONTRACT_NAMES[kind], key)
+                state = checked_step(env, state, CONTRACT_NAMES[kind], key)
                 assert cur(state) == p
             else:
                 assert not kind, f"{tok}/{kind}: no contract decision is offered here"
             name = f"lead JK naming {tok[3]}" if tok.startswith("JK>") else f"play {tok}"
-            state = env.checked_step(state, name, key)
+            state = checked_step(env, state, name, key)
             if bool(env.deal_done(state)) or bool(state.terminated):
                 return state
     return state
@@ -134,7 +135,7 @@ def play(env, state, tricks, key=KEY):
 
 def do(env, state, *names, key=KEY):
     for name in names:
-        state = env.checked_step(state, name, key)
+        state = checked_step(env, state, name, key)
     return state
 
 
@@ -201,9 +202,9 @@ def test_S31_KAN_53_KAN_56_first_lead_deal_1():
     assert s["trump"] == 1 and s["kankei"].tolist() == [True, True, False, False]
     assert cur(st) == 2 and legal_names(env, st) == {"contract NONE", "contract SKUNK"}
     with pytest.raises(ValueError, match="illegal action 227"):  # no ALL16 in deal 1
-        env.checked_step(st, "contract ALL16", KEY)
+        checked_step(env, st, "contract ALL16", KEY)
     with pytest.raises(ValueError, match="illegal"):  # the card comes after the decision
-        env.checked_step(st, "play AS", KEY)
+        checked_step(env, st, "play AS", KEY)
     for kind, contract in (("NONE", [0, -1]), ("SKUNK", [ks.SKUNK, 2])):
         after = do(env, st, f"contract {kind}")
         assert cur(after) == 2 and legal_names(env, after) == {"play AS"}  # not KS
@@ -227,7 +228,7 @@ def _trick10(env, tricks, head):
     assert S(before)["trick"] == 9 and not bool(env.deal_done(before))
     end = play(env, before, tricks[9:])
     assert bool(end.terminated) and bool(env.deal_done(end))
-    taken = obs(env, end, 0)[env.obs_slices()["cards"]].reshape(ks.NUM_CARDS, 4)
+    taken = obs(env, end, 0)[env.observation_spec().slices()["cards"]].reshape(ks.NUM_CARDS, 4)
     t10 = [(p, tok.split(">")[0]) for p, tok in parse_trick(tricks[9])]
     for p, tok in t10:  # player p played tok in trick 10 (index 9)
         assert taken[card(tok), 1:3].tolist() == [p, 9]
@@ -339,7 +340,7 @@ def test_S34_KAN_55_seat_change_after_won_deal_1(jk, jack, seat_of, order):
     for _ in range(4):
         got.append(cur(st))
         st = do(env, st, "contract NONE")
-        st = env.checked_step(st, env.legal_actions(st)[0], KEY)
+        st = checked_step(env, st, legal_actions(st)[0], KEY)
     assert got == order
 
 
@@ -434,7 +435,7 @@ def test_KAN_58_joker_lead_in_trick_1_needs_a_contract(flag):
     names = legal_names(env, none)
     assert "play 5H" in names and not (JK_LEADS | {"play JK"}) & names
     with pytest.raises(ValueError, match="illegal"):
-        env.checked_step(none, "lead JK naming H", KEY)
+        checked_step(env, none, "lead JK naming H", KEY)
     for kind in ("SKUNK", "ALL16"):
         dec = do(env, st, f"contract {kind}")
         assert JK_LEADS <= legal_names(env, dec) and "play JK" not in legal_names(env, dec)
@@ -645,7 +646,7 @@ def test_vmap_batch_equals_single_steps():
             actions[2] = card("5C")
         keys = jax.random.split(jax.random.PRNGKey(100 + t), batch)
         states = step(states, jnp.asarray(actions), keys)
-        singles = [env.checked_step(singles[g], int(actions[g]), keys[g]) for g in range(batch)]
+        singles = [checked_step(env, singles[g], int(actions[g]), keys[g]) for g in range(batch)]
     for g in range(batch):
         for x, y in zip(jax.tree.leaves(states), jax.tree.leaves(singles[g]), strict=True):
             np.testing.assert_array_equal(np.asarray(x)[g], np.asarray(y))
