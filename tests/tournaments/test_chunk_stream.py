@@ -52,7 +52,9 @@ def whole_batch(player: ChunkPlayer, params, gkeys, seating, _count):
     return jax.vmap(player._outputs)(carry)
 
 
-@pytest.fixture(scope="module", params=sorted(DEALS))
+# Konkan's pair of loops is the costliest compile of the default run: the slow tier checks it
+@pytest.fixture(scope="module",
+                params=["gonin_kan", pytest.param("konkan", marks=pytest.mark.slow)])
 def played(request):
     """(the streamed player, the whole-batch one, the chunks, each chunk's (stream, whole)
     outputs and tables)."""
