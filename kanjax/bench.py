@@ -46,7 +46,7 @@ class Clock:
 
 
 def plays_cards(env: Env) -> bool:
-    """Whether `env` has card plays to count (`Benchmarked.plays_card`): a rummy (Konkan)
+    """Whether `env` has card plays to count (`Benchmarked.plays_card`): a rummy
     plays no card to a trick, and its "card plays per CPU-second" is undefined, not 0."""
     return isinstance(env, Benchmarked) and env.card_actions > 0
 

@@ -69,7 +69,7 @@ class Views(abc.ABC):
 
     def seats_played_with(self, state: State, player: int) -> tuple[int, ...]:
         """The players whose turns the person in `player`'s seat plays (`kanjax play
-        --human`): his alone, unless one person plays several hands (whist's declarer plays
+        --human`): his alone, unless one person plays several hands (bridge's declarer plays
         the dummy's cards)."""
         return (player,)
 

@@ -182,7 +182,7 @@ def _cmd_show(args) -> None:
     target = args.target
     try:
         is_file = Path(target).is_file()
-    except OSError:  # a long deal string (Konkan's) is too long for a file name
+    except OSError:  # a long deal string (a rummy's) is too long for a file name
         is_file = False
     if is_file:
         env, state = records.state_at(records.load(target), args.step)

@@ -1,6 +1,6 @@
 """`kanjax play GAME --human SEAT ...`: people play a match against the game's bots (or each
 other, hot-seat, at one terminal), each decision drawn from `Views.scene` of what that player
-may see (`kanjax.terminal`); a person plays the seats `Views.seats_played_with` gives (whist's
+may see (`kanjax.terminal`); a person plays the seats `Views.seats_played_with` gives (bridge's
 declarer plays the dummy), and a turn with one legal action is played for him and shown.
 A deal's end is drawn as the deal ended (`Views.ended_deal`) before the next deal is played.
 Chance follows the record's key convention (`records.Match`), so the saved record replays; a
@@ -48,7 +48,7 @@ class Stopped(Exception):
 class Table:
     """The terminal side of one match: draws scenes, reads answers, prints every move. Each
     person plays one or more seats (`Views.seats_played_with`); seats go by their scene labels
-    (whist's N E S W, P0 P1 ... elsewhere)."""
+    (N E S W at a bridge table, P0 P1 ... elsewhere)."""
 
     def __init__(self, env: Env, people: tuple[tuple[int, ...], ...], labels: dict[int, str],
                  stdin: TextIO, console: Console):

@@ -105,7 +105,7 @@ class Match:
         """The match taking `actions`, then `policy`'s choices until it ends: parts of
         `CHUNK` steps, each one jitted scan from the state the last one ended in, until the
         match is over and `actions` are taken (a match's bound, `max_steps`, is far longer
-        than most matches: Konkan's 128,000 steps for a match of about a thousand)."""
+        than most matches: 128,000 steps for a rummy match of about a thousand)."""
         env = self.env
         if len(actions) > env.max_steps:
             raise ValueError(f"{len(actions)} actions: a {env.name} match has at most "

@@ -109,7 +109,7 @@ def propose_batch(
                                    lambda _old, x, pol=pol: pol(*x).astype(jnp.int32),
                                    actions, inputs, -(-batch // BLOCKS))
     # computed once: else XLA (CPU) inlines a policy's elementwise work into each of the
-    # step's many uses of the action (random Gonin Kan: 29 copies, 3x slower)
+    # step's many uses of the action (a Kan game: 29 copies, 3x slower)
     return materialize(actions), skeys, obs, pkeys
 
 

@@ -17,7 +17,7 @@ class Seat:
 
     player: int
     label: str  # "P2"
-    role: str = ""  # "kankei", "dealer", "declarer", "team 1", ... ("" when none)
+    role: str = ""  # one of the game's role names: "dealer", "declarer", ... ("" when none)
     cards: tuple[str, ...] | None = None  # the hand in display order; None: hidden
     count: int = 0  # cards held (drawn face down when hidden)
     notes: tuple[str, ...] = ()  # short facts: "opened", "tricks 3", "score +12"

@@ -68,3 +68,17 @@ def test_the_layers_above_never_probe_an_env_for_members():
              for p in (ROOT / folder).rglob("*.py") if "games" not in p.parts
              for i, line in enumerate(p.read_text().splitlines(), 1) if probe.search(line)]
     assert not found, found
+
+
+GAME_WORDS = re.compile(r"\b(kankei|mukankei|shippo|konkan|conquian|da_bai_fen|dbf|gonin|yonin|"
+                        r"gambari|whist)(?!-)", re.IGNORECASE)  # rule ids (DBF-23) are citations
+
+
+@pytest.mark.parametrize("folder", ["kanjax", "tournaments"])
+def test_the_layers_above_name_no_game(folder):
+    """Issue 46 item 2: outside `kanjax/games/`, the code reaches a game only through the
+    registry and its capabilities (it cites rule ids, never names a game)."""
+    found = [f"{p.relative_to(ROOT)}:{i}" for p in (ROOT / folder).rglob("*.py")
+             if "games" not in p.relative_to(ROOT).parts
+             for i, line in enumerate(p.read_text().splitlines(), 1) if GAME_WORDS.search(line)]
+    assert not found, found

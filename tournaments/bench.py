@@ -12,6 +12,7 @@ chunks (those include the one-time compile of every actor), over the same planne
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -20,24 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from tournaments.config import TournamentConfig, load_config, parse_config
+from tournaments.config import TournamentConfig, load_config
 from tournaments.runner import LocalExecutor, RayExecutor, run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOAD = ROOT / "configs" / "bench_tournament.toml"
-NEURAL = f"""\
-[tournament]
-game = "gonin_kan"
-seed = 0
-[flags]
-n_rounds = 1
-[bots.net]
-kind = "jax"
-target = "examples.policy_net.gonin:make_policy"
-params = "{ROOT / 'examples' / 'policy_net' / 'gonin_net.npz'}"
-[bots.heuristic]
-kind = "heuristic"
-"""  # the example's network (`jax`) against the heuristic bot, 5-player Gonin Kan
+NEURAL = ROOT / "configs" / "bench_tournament_net.toml"  # the example's network
 HOST_NET = "examples.policy_net.host_bot:NetBot"  # the same network as a `python` bot
 
 
@@ -101,8 +90,8 @@ def bench_neural(deals: int = 256, host_deals: int = 64, chunk_size: int = 128,
     over the last 19 and 4 (a rate over one chunk of a few seconds moved by 1.5x with the
     other load of a shared machine)."""
     _example_on_path()
-    base = dataclasses.replace(parse_config(NEURAL, "bench_tournament.NEURAL"), deals=deals,
-                               chunk_size=chunk_size)
+    with contextlib.chdir(ROOT):  # the workload's `params` path is the repository's
+        base = dataclasses.replace(load_config(NEURAL), deals=deals, chunk_size=chunk_size)
     host = dataclasses.replace(base, deals=host_deals, bots=tuple(
         dataclasses.replace(b, kind="python", target=HOST_NET, params="")
         if b.kind == "jax" else b for b in base.bots))

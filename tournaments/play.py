@@ -40,13 +40,10 @@ def stream_lanes(batch: int, platform: str) -> int:
     """The lanes the all-JAX loop streams a batch of `batch` games through on a device of
     `platform`. On a CPU a step costs a fixed part plus a part a lane (a policy runs only
     where it moves, `rollout.propose_batch`): a quarter of the batch, at least `MIN_LANES`.
-    Measured on one core, random and heuristic bots, CPU time a game against the old
-    whole-batch loop: Konkan 0.79x at 200 games (50 lanes) and 0.93x at 50 (16), Gonin Kan
-    0.80x at 256 (64) and 1.05x at 64 (16 lanes: its matches are of about one length, so
-    fewer lanes mostly add steps; the floor favours long, uneven matches, which is where the
-    time goes: Konkan's cost 60 times Gonin Kan's). On an accelerator a step costs about the
-    same at any width up to thousands of lanes, so fewer lanes would only add steps (not
-    measured): the whole batch."""
+    The floor favours long, uneven matches (a rummy's), which is where the time goes; games
+    whose matches are of about one length gain little (the figures: "Chunk stream lanes" in
+    docs/benchmarks-history.md). On an accelerator a step costs about the same at any width
+    up to thousands of lanes, so fewer lanes would only add steps: the whole batch."""
     return min(batch, max(MIN_LANES, batch // STREAM)) if platform == "cpu" else batch
 
 

@@ -43,8 +43,8 @@ def make_heuristic(env: Env) -> Policy:
 def make_random(env: Env) -> Policy:
     """The random policy of `env`'s game (a tournament's kind "random"): the factory its
     `Bots.random_bot` names, or `uniform_random` (a uniformly random legal action) where it
-    names none. A game gives its own where uniform play never gets anywhere (Konkan: a
-    uniformly random turn almost never lays an opening of several melds)."""
+    names none. A game gives its own where uniform play never gets anywhere (a rummy
+    whose uniformly random turn almost never lays an opening of several melds)."""
     if not isinstance(env, Bots) or env.random_bot is None:
         return uniform_random
     return _factory(env.random_bot)(env)

@@ -32,7 +32,7 @@ class Deck:
 
     name: str
     tokens: tuple[str | None, ...]
-    copies: int = 1  # 2 for Konkan: a hand is a multiset of ids
+    copies: int = 1  # 2 for a double deck: a hand is a multiset of ids
 
     @functools.cached_property
     def ids(self) -> tuple[int, ...]:

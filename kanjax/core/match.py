@@ -1,5 +1,5 @@
-"""A match of deals: the base of the games whose match is several deals (Kan's rounds of
-deals; next, Da Bai Fen's hands and Konkan's rounds).
+"""A match of deals: the base of the games whose match is several deals (a round of deals,
+hands played to a target level).
 
 `MatchState`: card locations `_loc` (int8, one code per card id, the game's own), the header
 of named slots (`kanjax.core.layout.Layout`: `_h` int8, `_w` int32) and `_last` (int8, the

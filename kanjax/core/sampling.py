@@ -1,5 +1,5 @@
-"""What the games' hidden-hand samplers share (`kanjax.games.kan.sampler`, `...da_bai_fen.sampler`):
-a weighted draw per row and each sample's first successful try."""
+"""What the games' hidden-hand samplers share (each game's `sampler` module): a weighted draw
+per row and each sample's first successful try."""
 
 from __future__ import annotations
 

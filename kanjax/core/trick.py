@@ -12,9 +12,9 @@ Strengths (KAN-27, DBF-26): a play's strength is a number; the trick's best play
 play of greatest strength (a later play must be strictly stronger to take the lead), so a
 running maximum is all a game keeps per trick. Plays of n cards (DBF-21..27): `follow_n_mask`
 (who must follow with what), `play_strength` / `beats` / `winning_play` (which play wins),
-`lead_valid` (DBF-23, a multi-lead no other hand can beat). Da Bai Fen's per-hand tables (its
-effective suits and strengths for a trump level and suit, and its Dun quads) are
-`kanjax.games.da_bai_fen.trumps`'s.
+`lead_valid` (DBF-23, a multi-lead no other hand can beat). A game whose suits and strengths
+change from hand to hand (trump levels) computes its tables in its own folder and passes them
+in.
 """
 
 from __future__ import annotations
