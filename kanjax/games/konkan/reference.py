@@ -470,7 +470,7 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
     """Unopened (KON-E11): some set of disjoint melds from `hand` (= H + c) meets KON-E10,
     leaves at least one card and, with `take_must_use_card`, contains a card of type c;
     without the flag it either contains one or leaves a card of another type (the decision
-    on KON-18 in the module docstring). A plain search: the melds holding the lowest card
+    on KON-18 in docs/reference-conventions.md). A plain search: the melds holding the lowest card
     left, or that card left over, memoised on the cards left (counted over the types of the
     hand's melds: the other cards are always left over)."""
     melds: dict[tuple, int] = {}  # (selection, is a run) -> its best value
