@@ -32,7 +32,8 @@ os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {QUICK_XLA}".strip
 # scenarios and references, the CLI's bad input and records, and a few differential matches
 # of every game (tests/test_fast_differential.py, in this tier only).
 FAST = ("tests/test_conformance.py", "tests/test_cli_errors.py", "tests/test_records_cli.py",
-        "tests/core/test_*.py", "tests/test_rules_docs.py", "tests/games/conquian/test_meld.py",
+        "tests/core/test_*.py", "tests/test_rules_docs.py", "tests/test_module_docs.py",
+        "tests/games/conquian/test_meld.py",
         "tests/test_fast_differential.py", "tests/games/*/test_reference.py",
         "tests/games/*/test_engine_scenarios.py", "tests/games/gonin_kan/test_engine.py",
         "tests/games/yonin_kan/test_engine.py", "tests/games/gambari_kan/test_engine.py",

@@ -1,48 +1,19 @@
 """Bots that run on the host, each in a process of its own: Python objects and external
 engines, asked one move at a time or, batched, for every game of a chunk waiting on them.
 
-Python bot (`kind = "python"`, `target = "package.module:Class"`): `Class()` is built once
-per worker, in a child process (`python -m tournaments.bots package.module:Class`);
-`act(observation, legal_actions) -> action` gets the observation (a numpy array laid out,
-typed and bounded as the game's `env.observation_spec()` says) and the legal action ids, and
-returns one of them. A class with `act_batch(observations, legal_masks) -> actions` is asked
-once a step for all the games of the chunk where it is to move (numpy arrays: the
-observations [n, obs], the legal masks bool[n, num_actions]; it returns n action ids), so an
-engine in PyTorch or behind a server plays at batch speed. What it prints goes to stderr. A
-bot that does not answer in time is killed with its process, so a stuck `act` costs that game
-(a stuck `act_batch` those of the batch) and nothing else (a fresh process, with the bot built
-afresh, takes the next move); building it is not counted in the time limit.
+- `host_bot(spec)` builds the bot a config's `BotSpec` names: a `PythonBot` (`kind =
+  "python"`, `target = "package.module:Class"`: a class with `act(observation,
+  legal_actions)` or `act_batch(observations, legal_masks)`, served in a child process by
+  `python -m tournaments.bots package.module:Class`, `serve`) or an `ExternalBot` (`kind =
+  "external"`, `command = "..."`: an engine speaking one JSON object per line on
+  stdin/stdout, batched with `batch = true`).
+- A bot that raises, crashes, answers late (`time_limit` seconds per move or batch) or chooses
+  an illegal action raises `BotFault`, which the tournament records as a forfeit; a process
+  that breaks the protocol is killed and the next request starts a fresh one (every request
+  carries the whole position).
 
-External engine (`kind = "external"`, `command = "path/to/engine --flag"`): a process that
-reads one JSON object per line on stdin and answers each `act` request with one JSON line on
-stdout that echoes the request's `id`:
-
-    -> {"type": "act", "id": 7, "game": "<game>", "player": 3, "observation": [...],
-        "legal_actions": [12, 25, 52], "action_names": ["<name of 12>", "<name of 25>", ...]}
-    <- {"id": 7, "action": 25}
-
-An engine whose config says `batch = true` gets instead, once a step, one request for all the
-games of the chunk where it is to move (each entry what an `act` request says of its game),
-and answers with their actions, in order:
-
-    -> {"type": "act_batch", "id": 8, "game": "<game>", "requests": [{"player": 3,
-        "observation": [...], "legal_actions": [...], "action_names": [...]}, ...]}
-    <- {"id": 8, "actions": [25, 4, ...]}
-
-Every request is a whole position (the observation), and ids grow by one a request; the
-time limit (`time_limit`: a move, or a whole batch) of the first request to a fresh process
-includes the process's start-up. Lines that are not the reply to the current request (not
-JSON, another id: a banner, a stale answer) are skipped and logged with the bot's name; a
-stale answer is never played. The engine receives `{"type": "quit"}` when the worker closes
-(then stdin ends). Anything it writes on stderr is ignored.
-
-A bot that raises, crashes, answers late (`time_limit` seconds per move or batch) or chooses
-an illegal action raises `BotFault`; the tournament records a forfeit of that game (of every
-game of a batch that failed as a whole; of each game of a batch whose action is illegal) for
-it and goes on, keeping every game played. A process that breaks the protocol (exits, or no
-reply within the time limit) is killed, and the next request starts a fresh one: since a
-request carries the whole position, that resynchronises it (as cutechess restarts an engine
-and re-sends the position).
+The Python bot's interface, the JSON-lines wire protocol and the fault rules are in
+docs/bot-protocol.md.
 """
 
 from __future__ import annotations
@@ -80,7 +51,7 @@ Move = int | BotFault  # a game's action, or why its bot has none
 
 
 class ExternalBot:
-    """An engine process speaking the line protocol of the module docstring."""
+    """An engine process speaking the line protocol of docs/bot-protocol.md."""
 
     stderr = subprocess.DEVNULL  # an engine's stderr is ignored
 

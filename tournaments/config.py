@@ -1,54 +1,11 @@
 """Tournament configs: TOML files checked in full before any work starts.
 
-    [tournament]                # (configs/quickstart.toml is a complete example)
-    game = "..."                # a `kanjax.games()` name
-    format = "duplicate"        # duplicate | round_robin | gauntlet | ab
-    deals = 64                  # deal seeds; raised later, a rerun plays only the new ones
-    seed = 0
-    chunk_size = 32             # games per work unit (one jitted, vmapped call); any
-                                # chunk size resumes a folder
-    output = "results/quickstart"
-    ray_address = ""            # "" = a local Ray started for the run
-    forfeit_score = -1000       # optional: a forfeiting player's score, below the game's
-                                # worst match score (default: that score - 1; a forfeit
-                                # always loses, `tournaments.play.ChunkPlayer`)
-    seatings = "all"            # optional: which seatings a duplicate group plays, each
-                                # once; "all" (default): every seating that turning the
-                                # table and exchanging the bots' places makes; "distinct":
-                                # only the bots' exchanges; "rotations": the plans of the
-                                # folders run before "all" (repeats games;
-                                # `tournaments.plan.seatings`)
-    gpus_per_worker = 0         # optional: GPUs a Ray worker asks for (0.5: two share one);
-                                # as many GPU workers as the cluster's GPUs allow, beside the
-                                # CPU workers (`kanjax tournament run --gpus N` sets it); with
-                                # no GPU the run plays on CPU workers, saying so
-    gpu_chunk_size = 4096       # optional: games a GPU worker plays in one batch (whole
-                                # chunks of chunk_size; default by device kind, DEVICE_CHUNK)
-
-    [flags]                     # the game's variant flags (its rules file), optional
-
-    [bots.random]               # name -> spec
-    kind = "random"             # random | heuristic | pimc | jax | python | external
-    version = "1"
-    # heuristic: the game's own (`Bots.heuristic`); pimc (solvers.pimc, the games it
-    # supports): samples = 16 layouts a move, budget = 5000 search nodes a problem,
-    # max_cards = 6 (searches from 6 cards in hand on); jax (`tournaments.policies`):
-    # target = "module:make_policy", params = "path.npz" (optional; relative to the working
-    # directory; its content, not its path, is in the config hash); python
-    # (`tournaments.bots`): target = "module:Class"; external: command = "engine --flags",
-    # batch = true if it answers batched requests; python and external: time_limit = 10.0
-    # seconds a move (a batched request: a batch)
-
-    [ab]                        # only for format = "ab"
-    candidate = "heuristic"
-    baseline = "random"
-    mu0 = 0.0                   # H0: mean score difference per group
-    mu1 = 1.0                   # H1
-    alpha = 0.05
-    beta = 0.05
-
-    [gauntlet]                  # only for format = "gauntlet"
-    champion = "heuristic"
+`load_config(path)` (or `parse_config(text, path)`) returns a `TournamentConfig`: the
+`[tournament]` table (game, format, deals, seed, chunk size, output, Ray address, and the
+optional `forfeit_score`, `seatings`, `gpus_per_worker`, `gpu_chunk_size`), the game's
+`[flags]`, one `BotSpec` per `[bots.NAME]` table (kinds random, heuristic, pimc, jax, python,
+external) and the `[ab]` or `[gauntlet]` table its format needs. `configs/quickstart.toml` is a
+complete example; every key is described in docs/tournament-config.md.
 
 A bad config raises `ConfigError` naming the file, the line and the key, before anything is
 written (a bot kind that cannot play the game, or more bots than a duplicate table seats).

@@ -1,56 +1,11 @@
 """The Parquet tables of a tournament's output folder (one file per chunk and table).
 
-The `games` and `seats` tables are the same for every game; a game's roles are data (the
-manifest's `roles`: the env's `role_names`, which the per-role lists index). The `deals`
-table is four common columns and the game's own (`TournamentViews.deal_columns`, listed in
-the manifest's `deal_columns`).
-
-`games`: one row per game (match).
-    game_id int64        unique in the tournament: group * rotations + rotation
-    group int64          duplicate group: the games that share one deal seed
-    rotation int32       which seat rotation of the group's seating this game is
-    chunk int32          the work unit that played it (its first game id)
-    seed int64           the deal seed (the same for every game of a group)
-    config_hash string   hash of the tournament config (game, flags, bots, format, engine
-                         version)
-    game string          its `kanjax.make` name
-    flags string         the variant flags as JSON
-    bots list<string>    the bot playing each player (index = player id)
-    scores list<double>  each player's match score (index = player id); a forfeited game
-                         stops at the forfeit, the step that forfeits pays nobody, the
-                         offender scores the config's `forfeit_score` (default: the game's
-                         worst, `TournamentViews.worst_score`, - 1) and the others keep their scores
-    steps int32          actions taken
-    truncated bool       the match hit the env's step bound
-    forfeit int8         the player who forfeited (crash, timeout, illegal move), else -1
-    forfeit_reason string  why, as "bot: kind: detail" with kind crash, timeout or illegal
-                         ("python_bot: timeout: no move within 1 s"), else ""
-    actions list<int16>  every action id in order (replay: `kanjax replay`); a forfeited
-                         game's last is the refused move (-1: none was chosen)
-
-`seats`: one row per game and player.
-    game_id int64, group int64, rotation int32
-    player int8          player id (seat at the start of the match)
-    bot string
-    score double         the player's match score
-    deals int32          deals played that count (the env's `counted`: not Kan's void deals)
-    side int8            his side, when the same in every deal of the match, else -1
-    role int8            his role (index of `roles`), when the same in every counted deal,
-                         else -1
-    deals_by_role list<int32>  counted deals he played in each role (index = role)
-    won_by_role list<int32>    of those, the deals his side won
-
-`deals`: one row per deal played.
-    game_id int64, deal_index int32 (0.. in the match)
-    side list<int8>      each player's side in the deal (index = player id; -1 none)
-    role list<int8>      each player's role (index of `roles`; -1 none)
-    won list<bool>       whether each player's side won the deal
-    counted bool         the deal counts in the per-deal statistics
-    ...                  the game's `deal_columns` (e.g. a deal's dealer, trump, points or
-                         tricks taken and outcome; see the game's `deal_row`)
-
-`manifest.json` (not Parquet): the config, the engine version, `roles`, `deal_columns`,
-versions of kanjax / jax / the bots, start and end times, host.
+`GAMES` (one row per game: seed, bots, scores, forfeit, the actions), `SEATS` (one row per game
+and player: score, side, role, deals played and won by role) and the `deals` table (one row per
+deal: `DEAL_COMMON`'s columns, then the game's own `TournamentViews.deal_columns`, built by
+`deals_schema(columns)`); `tables(deal_columns)` gives all three for a game. The `games` and
+`seats` tables are the same for every game; a game's roles are data (the manifest's `roles`).
+Every column, and `manifest.json`, is described in docs/results-schema.md.
 """
 
 from __future__ import annotations

@@ -6,75 +6,27 @@ DBF-26's winner, card points and DBF-29's kitty bonus, V4's per-card multiplier)
 A move is a play mask (`solvers.position.play_mask`, an int64 here: card ids below 63). The
 value is the side's total at the end (`taken` included), as in `solvers.reference_dbf`.
 
+Use: `solve(pos, all_moves)` gives (value, every legal play's value or None, nodes,
+trick-start nodes); `solve_many(positions, threads=...)` solves many side by side (the
+compiled search runs without the GIL); `legal_plays(pos)` lists the compiled move
+generator's plays; `unsupported(rules)` / `check(rules)` say what it refuses.
+`solvers.api.solve` sends such positions here.
+
 The search: fail-soft alpha-beta driven by MTD(f) null windows, with a transposition table of
-bounds on what is still to come, at trick starts (`multi_table`: partition search, below),
-kept across the driver's searches of one position and its children.
+bounds on what is still to come at trick starts, kept across the driver's searches of one
+position and its children. Its parts, each argued in docs/solver-design.md (section "The CPU
+search of plays of several cards"):
 
-- Relative-rank codes (`_keys`): at a trick start, per effective suit, the cards still in
-  play strongest first, each as (its holder, its points' code, whether it is equal in rank
-  to the card before it); with the leader (and `taken` where keyed, see below). Two
-  trick starts of one search (one `Rules`, trump and side) with equal codes have equal values
-  less `taken`: pair their cards in play in the codes' order; the pairing keeps each card's
-  holder, effective suit (and so trumpness), points, and the order and equalities of ranks
-  within a suit. Everything the rules ask of cards in play is one of these: a lead's shape
-  and suit (DBF-21), DBF-23's validity (a card of another seat of the same suit strictly
-  stronger), DBF-25's follows (counts by suit), DBF-26's winner (suits, trumpness, rank
-  comparisons, ties to the earlier play), the points taken (DBF-28) and the last trick's
-  bonus (hand sizes, DBF-29); cards already played take no further part. So the pairing
-  maps each legal play to a legal play and each line of play to one of equal points for
-  each side: the game trees are the same but for card names, and so are the values (and
-  every bound the search proves for one holds for the other). Positions that differ only
-  in which of the cards already played were which share table entries.
-- Partition search: a search's result rests on the cards of each suit from some rank up
-  (`rels`, a rank a suit: NONE for none); a table entry keeps the codes of those top cards
-  only, with the position's class (each hand's suit lengths and point cards by suit and
-  code, the leader, `taken` where keyed), and answers for every position of that class
-  whose top cards have those codes (the next card strictly below them). Pair two such
-  positions' top cards as above and each hand's other cards of a suit by points (the class
-  has as many of each): the pairing keeps holders, suits and points, and ranks but among
-  the other cards, so a line of play keeps its points wherever it compares no two of them.
-  A result rests, per suit, on the lowest of: what its children's results rest on; the
-  deciding card of a trick that a move completes where another play to it holds a card of
-  that suit (DBF-26: its top trump if all trumps, else its top card of the led suit); at a
-  lead, for each suit of which the leader holds two cards or more, the highest card
-  another seat holds (which multi-leads are valid, DBF-23); for a table answer, the top
-  cards its entries rest on; for sure points (below), the highest card another seat holds
-  in their suit. Everything else a result uses is the class's: suit lengths (follows,
-  DBF-25; ruffs), point cards by hand (points taken, the fewest points a hand can play),
-  hand sizes (the last trick's bonus) and rank-equivalent plays (merged below: equal in
-  value in either position).
-- Sure points (`_sure`): at a trick start, the leader can lead all his masters of a suit (his
-  cards of it that no card in play of another seat beats: a valid lead, DBF-23, which no
-  follow of that suit beats, equal cards losing to the earlier play, DBF-26). Unless an
-  opponent can ruff it (a plain suit led, the opponent holding none of it and as many trumps
-  as cards led: a play beats it only if all trumps), the leader's side takes that trick: its
-  cards' points, at least the fewest points each other seat can play to it (DBF-25: as many
-  of the led suit as held, then any), and the last trick's bonus where those are the
-  leader's last cards. Points only grow, so where the leader's side is the side the value is
-  at least `taken` + sure (a later penalty of the other side gives `penalty`, no less: sure
-  points but the bonus are points in play, and the bonus only comes with the last trick,
-  after which nobody leads); where it is the other side the value is at most `taken` + rem -
-  sure (the side's own penalty gives it 0). The search returns the bound where it decides
-  the null window.
-- A full table keeps about half its entries, those of the most cards in play
-  (`multi_table`): only work is lost.
-
-- Rank-equivalent plays merged: a seat's cards of one effective suit fall into classes of
-  cards adjacent among the cards still in play (no other seat's card, nor a card in the
-  trick, of a strength between theirs, none equal unless they are equal) and of equal
-  points; two plays taking as many cards of each class are worth the same (no card in play
-  tells them apart), so one of them is searched: the lowest ids of each class (`canonical`).
-- DBF-24's penalty moves: every invalid multi-lead of a seat gives the same total, so one
-  stands for them all. A side's own penalty (its total 0) is never searched: a single-card
-  lead is always valid and worth at least the side's `taken` >= 0, so the maximising side
-  never does better by it. The other side's penalty (the side's total `Rules.penalty`) is
-  searched as a terminal move only where `penalty < taken + rem` (`rem`: the most the side
-  can still take); where `penalty >= taken + rem` every valid line gives the side at most
-  `penalty`, so the minimising side never does better by it. Searched or not, the value
-  stays within [taken, taken + rem] (`penalty >= taken` is checked at the root: `taken` never
-  exceeds the root's `taken` plus the points in play), which the cutoffs use. Where a
-  penalty may be searched (`penalty < taken + rem` at the root; not with DBF-29's doubled
-  kitty, where `taken + rem <= 100 + kitty = penalty`), the table's keys hold `taken` too.
+- relative-rank codes (`_keys`): trick starts whose cards in play pair up by holder, effective
+  suit, points and rank order have equal values less `taken`, so they share table entries
+  (what DBF-21, DBF-23, DBF-25, DBF-26, DBF-28 and DBF-29 ask of cards in play is kept);
+- partition search (`multi_table`): an entry keeps only the top cards of each suit that its
+  result rests on (`rels`); a full table keeps about half its entries;
+- sure points (`_sure`): the leader's masters of a suit bound the value (DBF-23, DBF-25);
+- rank-equivalent plays merged (`canonical`);
+- DBF-24's penalty moves: one stands for every invalid multi-lead of a seat; a side's own
+  penalty is never searched, the other side's only where `penalty < taken + rem` (then the
+  table's keys hold `taken` too).
 """
 
 from __future__ import annotations

@@ -5,45 +5,21 @@ through `CqRef` and compare every step. Card ids, action ids, phases, outcomes, 
 the config come from `kanjax.games.conquian.spec` (data only); the melds are
 `kanjax.games.conquian.reference_meld`; every rule is written here.
 
-One deal per instance (the engine plays one deal per episode, CQ-4). Chance comes from outside:
-while `needs_deal` is True the reference waits for `deal(order, dealer)`, a permutation of the
-40 ids dealt by `spec.deal_hands` (CQ-5). Then N = 1 - dealer turns the top stock card
-(CQ-10).
+Use: `CqRef(config)`, one deal per instance (the engine plays one deal per episode, CQ-4).
+While `needs_deal` is True it waits for `deal(order, dealer)`, a permutation of the 40 ids
+dealt by `spec.deal_hands` (CQ-5); then N = 1 - dealer turns the top stock card (CQ-10). Then
+`legal_actions()`, `step(action)`, `facts()`, `scores()`, `terminal`;
+`CqRef.from_position(...)` builds a hand-made position; `pot_settlement` is CQ-22's pot
+arithmetic over a series of deal results (the pot itself is the harness's).
 
 The turn's actions (`spec`'s docstring, docs/turns.md): facing E the mover picks hand cards one
 by one (unordered) and closes with `take`; a pick is legal only if some legal take contains the
 selection with it, so a started take can always finish.
 
-Decisions where the rules leave the implementer a choice (beyond the rules file's own):
-- While a deal is awaited `current_player` is -1, `legal_actions()` is [] and `step` and
-  `facts()` raise; after the end `current_player` is -1 and `legal_actions()` is [].
-- `deal(order, dealer)`: the dealer argument may be left out when the config names a seat;
-  when both are given they must agree.
-- `pass` and `decline` need an empty selection (a started take must be finished), and neither
-  is legal while the mover is forced by a DEMAND (CQ-15: he must take; `take` with the empty
-  selection is then always legal, since E fits his meld alone).
-- A DEMAND leaves E as it was (`fresh` keeps its value); `forced` stays True until the take.
-- The refusal (`pass` or `decline`) whose E fits the refuser's meld alone (CQ-15) waits in
-  PHASE_RESPOND for the opponent; nothing happens to E or the stock before the answer. A
-  `waive` carries the refusal out: a waived pass offers E to the waiver, a waived decline
-  turns E dead and the refuser turns the next card (or the deal is drawn, CQ-20).
-- In PHASE_RESPOND, E still lies exposed (LOC_EXPOSED, `fresh` as it was), `refusal` names the
-  refused action and `current_player` is the refuser's opponent; `forced` is False there.
-- At the end (PHASE_OVER): `exposed` -1, `fresh` and `forced` False, `refusal` -1, `selection`
-  empty, `current_player` -1; `dealer` stays.
-- A decline with an empty stock (CQ-20): E is turned down (dead) as in every decline, then the
-  deal ends drawn; `exposed` is -1 at the end.
-- A won deal (CQ-18) ends with the winner's `take`: E and the selection are in his meld.
-- The facing player of a fresh or offered E with an empty hand (CQ-19, CQ-26) has no picks;
-  `take` if E fits, else only `pass`/`decline`.
-- PHASE_FORCED_DISCARD (CQ-16/27): the seat laid off onto discards with the ordinary `discard`
-  ids; its discard is E offered to the seat that laid off, exactly as after a `discard` in
-  PHASE_DISCARD.
-- `from_position` marks every card it is not given as dead (out of play), so positions may
-  list partial hands and melds; only CQ-6 (melds partitionable) and the card bookkeeping are
-  checked there, not CQ-17.
-- CQ-22's pot is the harness's; `pot_settlement` gives its arithmetic over a series of deal
-  results for the scenario test and for harness tests to compare with.
+Where the rules leave the implementer a choice (the state before the deal and at the end,
+forced takes and refusals (CQ-15, CQ-16/27), PHASE_RESPOND, the empty stock (CQ-20), the won
+deal (CQ-18), an empty hand (CQ-19, CQ-26), `from_position`'s checks (CQ-6, CQ-17)), the
+reference's decisions are listed in docs/reference-conventions.md.
 """
 
 from __future__ import annotations

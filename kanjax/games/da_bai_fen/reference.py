@@ -4,50 +4,18 @@ Slow, obvious and independent of the JAX engine: differential tests replay the e
 through `DbfRef` and compare every step. Card ids, action ids, phases, outcomes and the config
 come from `kanjax.games.da_bai_fen.spec` (data only); every rule is written here.
 
-Chance comes from outside: while `needs_deal` is True the reference waits for `deal(order)`,
-the shuffled deck order of the next hand (a permutation of the 54 ids; card k of it is drawn by
-seat (S+k) mod 4, the last six are the kitty, DBF-11).
+Use: `DbfRef(config)`; while `needs_deal` is True it waits for `deal(order)`, the shuffled deck
+order of the next hand (a permutation of the 54 ids; card k of it is drawn by seat (S+k) mod 4,
+the last six are the kitty, DBF-11); then `legal_actions()`, `step(action)`, `facts()` (the
+summary the harness compares), `scores()`, `terminal`. `DbfRef.from_position(...)` builds a
+trick-play position. Its rules kernels are plain functions (`Ranking`: trumps,
+effective suits, strength; `valid_multilead`, `follow_fits`, `trick_winner`, `table_result`).
 
-Decisions where the rules leave the implementer a choice (beyond the rules file's own):
-- While a deal is awaited the state already describes the next hand: its kind, starter,
-  declaring team and R where known, empty hands; the last ended hand's `outcome`, `P`, `hook`,
-  `kitty_bonus`, `last_points`, `last_protected` and `last_kitty` stay readable until another
-  hand ends. After the game's end the final
-  hand's state stays as it ended.
-- Exposure (DBF-12/13/43): after each of its draws, while nobody has exposed, a seat holding a
-  card of the rank it may expose (R; in an open deal its own team's level, DBF-22) decides:
-  `expose s` for each such card, or `pass`. A seat passing may decide again after its next
-  draw. The final pass asks S..S+3 likewise. After an exposure the draw runs on undisturbed.
-- In the first hand the exposer becomes L at once (DBF-15); in an open deal the exposer
-  becomes L and fixes R and T at once (DBF-22); in a later hand he fixes T only (DBF-16).
-- Picked cards stay in the mover's hand until the play (or the discard) closes; `selection`
-  lists them. The discard takes any six of L's 18 cards (DBF-17).
-- With `changchun_kitty` (V11) and no qualifying kitty card, L keeps his 12 cards, the dealt
-  six stay the kitty, and the claims follow at once (no discard phase).
-- Claims (DBF-18/19/43): seats L, L+1, L+2, L+3 in turn, each only if it holds no trump at
-  that moment; the first `claim` ends the hand.
-- A lead (DBF-21): one card, two or more cards of one effective suit, or (with `jilin_dun`)
-  four cards of one printed rank, one per suit, which is always a Dun (DBF-40), also when it
-  is all trumps. The validity of a multi-lead (DBF-23) is judged when `play` closes it,
-  against the other three hands at that moment. With `invalid_multilead="mask"` a pick is
-  legal only if the selection with it is still a valid lead or part of a Dun in hand (a
-  multi-lead's validity only gets harder with more cards).
-- An invalid multi-lead (penalty) ends the hand with the lead in the trick; its P goes through
-  the DBF-31/34 table alone (no kitty multiplier, no V12, no V13; DBF-24). `tie_at_40` cannot
-  fire there (P is 0 or at least 100).
-- Dun follows (V8): a follower holding a four-of-a-kind must play one of his quads (any);
-  otherwise he follows as to a 4-card trump lead (DBF-25's rule with the trump suit).
-- V9: the points of every quad of K, T or 5 played in a Dun trick the opponents win count for
-  nobody (`protected`, DBF-42).
-- Hook (V13, DBF-38/39): it overrides the declarer switch and `tie_at_40`; the opponents gain by
-  V12's thresholds on their trick points when `jilin_last_trick` is on, else 0 (DBF-39, the
-  later clarification, is read over V13's parenthesis).
-- V12 is used only when the opponents win the last trick; V5's tie only on the table path
-  (DBF-41).
-- Game end (DBF-36/37): after each ended hand (annulled deals included) the hand count rises;
-  a level above `target_level` ends the game first, else reaching `max_hands` ends it by the
-  levels. V1 (`expose_kitty`) and V10 (`jilin_show_kitty`) only change what players see: no
-  state here depends on them (V10's T is DBF-14's, read in kitty order).
+Where the rules leave the implementer a choice (the state between hands, exposure and claims
+(DBF-12/13/18/19/43), who becomes L (DBF-15/16/22), picks and the discard (DBF-17), leads and
+multi-lead validity (DBF-21/23/24), Dun follows (V8, V9), the hook (V13, DBF-38/39), V12 and
+V5, the game's end (DBF-36/37)), the reference's decisions are listed in
+docs/reference-conventions.md.
 """
 
 from __future__ import annotations

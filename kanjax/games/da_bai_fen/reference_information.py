@@ -6,39 +6,22 @@ The reference for `kanjax.games.da_bai_fen.sampler` (which shares no code with i
 in trick play, what every hand and the kitty must satisfy, and `consistent(env, obs, holders)` says
 whether a complete layout could be the true one. A layout is `holders[c]` for every card id c: the
 player 0..3 holding it, KITTY (4) for a card in the kitty (L's six discards, DBF-17), -1 for a
-played card. Written straight from `rules/da_bai_fen.md`; the observation fields are those of
-`DbfEnv._observe` (per card: in my hand, in my selection, a kitty card I know, the exposed
-card, played by, in trick; the public head: L, R, T, the exposer, the current trick; the
-winner of every trick).
+played card. Written straight from `rules/da_bai_fen.md`; `decode(env, obs)` reads the
+observation fields of `DbfEnv._observe` into a `View`.
 
-A layout is consistent iff:
-- sizes: me's hand is exactly his observed hand; played cards are in no hand and nowhere else;
-  every other card is in a hand or the kitty; each player holds 12 minus the cards he has
-  played (L took six and put six back, DBF-17); the kitty holds 6;
-- the kitty cards me knows (the observation's "kitty card I know": DBF-14's turned cards,
-  with `expose_kitty` (V1) or `jilin_show_kitty` (V10) the six dealt ones, for L after the
-  pickup, or with V10 for all, the six discards): a dealt kitty card went to L's hand
-  (DBF-17), a discard is in the kitty, so an unplayed one that is not me's is with L or in
-  the kitty. Where me sees the whole kitty (he is L, or V10), the kitty holds only such cards;
-- the exposed card (DBF-12, DBF-16, DBF-22), if unplayed and not me's, is the exposer's, or
-  in the kitty when the exposer is L (he may discard it, DBF-17);
-- voids by effective suit (DBF-5: the trump suit is T, every card of rank R, the jokers, with
-  `yuan_zhu` the 2s): the leader of trick 1 is L (DBF-20), of trick t > 1 the winner of trick
-  t - 1; the led effective suit is that of the lead (DBF-21); a follower who played fewer
-  than n cards of it (n: the cards led) holds none of it now (DBF-25; n = 1: a card of
-  another effective suit shows him out);
-- Dun tricks (`jilin_dun`, V8, DBF-40: the lead is four cards of one printed rank): a follower
-  whose play is not a four-of-a-kind held none at that moment (his hand now plus the cards
-  he played from that trick on), and one who played fewer than four trumps holds no trump;
-- multi-lead validity (DBF-23): the hand goes on only after a valid multi-lead (a `penalty`
-  one would have ended it, DBF-24; with `mask` an invalid one is illegal), so when trick t's
-  lead of n >= 2 cards was not a Dun, no other player held a card beating (DBF-8: same
-  effective suit, strictly stronger) one of the led cards: every such card unplayed before
-  trick t was the leader's or in the kitty, and if it is still hidden it is there now.
+A layout is consistent iff it meets (each function here computes one part):
+- sizes (`sizes`): me's hand as observed, played cards nowhere, 12 minus the cards played a
+  player, 6 in the kitty (DBF-17);
+- the kitty cards me knows and the exposed card (`allowed_holders`, `sees_kitty`; DBF-14,
+  V1, V10, DBF-17; DBF-12, DBF-16, DBF-22): with L or in the kitty, or the exposer's;
+- voids by effective suit (`voids_of`, `trick_leader`; DBF-5, DBF-20, DBF-21, DBF-25);
+- Dun tricks (`no_quad_at`; V8, DBF-40): no quad held by a follower who played none, no trump
+  held by one who played fewer than four;
+- multi-lead validity (`leader_of_beaten`; DBF-23, DBF-24, DBF-8): a hidden card beating a
+  card of an earlier non-Dun multi-lead is the leader's or in the kitty.
 
-Not used: exposure passes and claim passes (DBF-13, DBF-18: a seat is asked only when it holds
-an exposable card / no trump; the observation does not record those decisions), and every
-inference from how anyone chose among legal plays. `changchun_kitty` (V11) is refused: the
+Each condition, in full, with what is not used (exposure and claim passes, DBF-13, DBF-18;
+likelihoods of play choices): docs/samplers.md. `changchun_kitty` (V11) is refused: the
 observation does not say whether L took the kitty.
 """
 
@@ -301,7 +284,7 @@ def known_constraints(env, obs) -> list[Info]:
 
 def consistent(env, obs, holders) -> bool:
     """Whether the layout `holders` (int[54]: 0..3, KITTY, -1 played) agrees with everything
-    `obs` shows (see the module docstring)."""
+    `obs` shows (the conditions: docs/samplers.md)."""
     v = decode(env, obs)
     if v.phase != PHASE_PLAY:
         return False

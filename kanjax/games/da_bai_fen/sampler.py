@@ -2,50 +2,28 @@
 `rules/da_bai_fen.md`). The Kan games' sampler is `kanjax.games.kan.sampler`; this one follows its
 conventions.
 
-`make_sampler(env, samples, tries)` returns `fn(key, obs) -> (holders, ok)`: `samples` complete
-layouts of the cards one player has not seen, consistent with his observation `obs =
+`make_sampler(env, samples, tries, swaps)` returns `fn(key, obs) -> (holders, ok)`: `samples`
+complete layouts of the cards one player has not seen, consistent with his observation `obs =
 env.observe(state, p)` taken in trick play (phase play). `holders` int8[samples, 54]: the
 player 0..3 holding card c in layout i, KITTY (4) for a card in the kitty (L's six discards,
 DBF-17: the kitty is dealt like a fifth hand of six, so that a solver can score DBF-29's
 kitty bonus), -1 for a played card. `ok` bool[samples]: the layout meets every constraint
-below (a layout marked ok is never inconsistent; a failed one is returned as it stood, marked
-not ok; outside trick play every layout is marked not ok). `fn` is pure: `jit` and `vmap`
-over (key, obs) work.
+(outside trick play every layout is marked not ok). `fn` is pure: `jit` and `vmap` over
+(key, obs) work. `constraints(env, obs)` gives the constraints alone.
 
-What the observation lets player `me` infer (all of it is used; the plain-Python statement of
-the same is `kanjax.games.da_bai_fen.reference_information`):
-- his own hand; played cards are in no hand; each player holds 12 minus the cards he has
-  played, the kitty 6 (DBF-17);
-- the kitty cards he knows (DBF-14's turned cards; V1's / V10's shown six; for L his discards;
-  V10's face-up discards): unplayed and not his, they are with L or in the kitty; where he sees
-  the whole kitty (he is L, or V10) no other card is in it;
-- the exposed card (DBF-12/16/22), unplayed and not his: the exposer's, or in the kitty when
-  the exposer is L (he may have discarded it);
-- voids by effective suit (DBF-5, V6: trumps = suit T, rank R, the jokers, yuan-zhu 2s): the
-  leader of trick 1 is L, of trick t the winner of trick t - 1 (DBF-20); a follower who played
-  fewer than n cards of the led effective suit holds none of it (DBF-25; n = 1: a show-out);
-  in a Dun trick (V8) a follower who played no four-of-a-kind and fewer than four trumps holds
-  no trump, and held no four-of-a-kind then (checked on each finished layout: not ok if
-  violated);
-- multi-lead validity (DBF-23/24): the hand goes on only after a valid multi-lead, so every
-  hidden card that beats (DBF-8) a card of an earlier non-Dun multi-lead is the leader's or in
-  the kitty.
-Not used: exposure and claim passes (not in the observation), likelihoods of play choices.
-`changchun_kitty` (V11) is refused (the observation does not say whether L took the kitty).
+What the observation lets a player infer, all of it used (the plain-Python statement of the
+same is `kanjax.games.da_bai_fen.reference_information`): sizes (DBF-17), the kitty cards he
+knows (DBF-14, V1, V10), the exposed card (DBF-12/16/22), voids by effective suit (DBF-5, V6,
+DBF-20, DBF-25), Dun tricks (V8: checked on each finished layout) and multi-lead validity
+(DBF-23/24, DBF-8). `changchun_kitty` (V11) is refused. The full list: docs/samplers.md.
 
-Method (fixed shapes, no branching on traced values), as `kanjax.games.kan.sampler`: the constraints
-become `allowed` bool[5, 54] (who, the kitty as holder 4, may hold each hidden card) and
-sizes; each attempt deals the hidden cards one at a time, the most constrained first (one
-possible holder, then by the number of possible holders; random order within a class), each
-to an allowed holder with room with probability proportional to its remaining room, except
-that a holder whose remaining room only the cards still to deal (this one included) that it
-may take can fill gets the card (forced: e.g. with V10 the kitty must be six of the shown
-cards). Without constraints this is exactly uniform over layouts (the kitty included); with
-them the sequential deal is biased, so each deal is then stirred by `swaps` Metropolis steps:
-two random hidden cards trade holders where both may go (a symmetric proposal, so the uniform
-law over the layouts meeting `allowed` is stationary); the result is close to, not exactly,
-uniform over the consistent layouts (the test compares it with the enumerated law). An attempt
-fails when a card finds no allowed holder with room (or a Dun no-quad rule is broken);
+Method (fixed shapes, no branching on traced values), as `kanjax.games.kan.sampler`'s: the
+constraints become `allowed` bool[5, 54] (the kitty as holder 4) and sizes; each attempt deals
+the hidden cards one at a time, the most constrained first, each to an allowed holder with
+probability proportional to its remaining room (forced where a holder's room can only just be
+filled). The sequential deal is biased under constraints, so each deal is then stirred by
+`swaps` Metropolis steps (two hidden cards trade holders where both may go), leaving the law
+close to uniform over the consistent layouts (the test compares it with the enumerated law).
 `samples * tries` attempts run in parallel and sample i keeps its first successful try.
 """
 
@@ -76,7 +54,7 @@ SWAPS = 64  # Metropolis swaps after each sequential deal (make_sampler's defaul
 
 
 class Constraints(NamedTuple):
-    """What one observation fixes (see the module docstring)."""
+    """What one observation fixes (docs/samplers.md)."""
 
     known: Array  # int32[54]: me for his own cards, -1 elsewhere
     unseen: Array  # bool[54]: hidden (in another hand or the kitty): the cards to deal
@@ -230,7 +208,7 @@ def _attempts(con: Constraints, key: Array, attempts: int, jilin_dun: bool,
 
 def make_sampler(env, samples: int, tries: int = 8, swaps: int = SWAPS) -> Sampler:
     """`fn(key, obs) -> (holders int8[samples, 54], ok bool[samples])`: layouts of the hidden
-    hands and the kitty consistent with `obs` (see the module docstring), each dealt then
+    hands and the kitty consistent with `obs` (docs/samplers.md), each dealt then
     stirred by `swaps` Metropolis swaps. Da Bai Fen only."""
     if getattr(env, "name", None) != "da_bai_fen":
         raise ValueError(f"make_sampler: Da Bai Fen only, not {getattr(env, 'name', env)!r}")

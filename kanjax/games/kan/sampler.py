@@ -5,48 +5,24 @@
 complete layouts of the cards one player has not seen, consistent with his observation
 `obs = env.observe(state, p)` (KAN-46). `holders` int8[samples, 53]: the player holding card
 c in layout i, -1 for cards in no hand (played, or not in the deck); `ok` bool[samples]: the
-layout meets every constraint below (a layout marked ok is never inconsistent; a failed one is
+layout meets every constraint (a layout marked ok is never inconsistent; a failed one is
 returned as it stood, marked not ok). `fn` is pure: `jit` and `vmap` over (key, obs) work.
+`constraints(env, obs)` gives the constraints alone.
 
-What the observation lets player `me` infer (all of it is used):
-- his own hand; played cards (by whom, in which trick, who took it) are in no hand; every
-  other active player holds 10 - (cards he played this deal); the 6-player dealer none
-  (KAN-6, KAN-16); cards outside `env.deck` nowhere (KAN-1);
-- voids (KAN-24): the leader of trick 1 is the iku/koi leader (KAN-21, from the public iku
-  choices, the seats and the kankei; Gonin deal 1), the player of AS (AC when spades are
-  trump; Yonin deal 1, KAN-53), the lone kankei (Gambari, KAN-66) or the trump chooser
-  (KAN-36, KAN-37, KAN-57; deals 2/3); the leader of trick t > 1 took trick t - 1. The led
-  suit is the suit of the leader's card, or the suit named on a JK lead (KAN-26; one JK per
-  deal, so `jk_named` is it). A player who played a non-JK card of another suit holds no card
-  of the led suit; a JK play reveals nothing (KAN-25 allows it in tricks 2..9 whatever the
-  hand, KAN-54 in Yonin in every trick);
-- the joker (KAN-25, Gonin and Gambari): nobody holds it from trick 10 on; in trick 9 a
-  player who played a non-JK card does not hold it (odori ban). Yonin's may be kept to the
-  end (KAN-54);
-- Gonin deal 1 (KAN-17, KAN-19): the unplayed ones of JK and poh (the deal-1 trump ace) lie
-  with the two public kankei, one each; a seen one (played, or in my hand) fixes its holder,
-  so the other is with the other kankei. Nijū kan (KAN-18): a kankei (H or P) sees the
-  exchanged card c; if c is not his and unplayed it is his partner's (P knows H holds c).
-  Yonin's deal-1 kankei are whoever holds JK and the trump jack (KAN-50): every layout names
-  them; Gambari's lone kankei bid (KAN-65): neither constrains a card;
-- Yonin's trump choice (KAN-57): nobody sees his whole hand yet; the observer's unseen cards
-  may be his own too;
-- signals (KAN-38, Gonin deals 2/3): the shower and the chooser see the shown card ids; unplayed
-  shown cards are in the shower's hand (others see only the form: nothing about cards).
-Not used (no hard constraint, only likelihoods): the iku/koi and trump choices, the signal
-form seen by opponents, the seat change and the nijū exchange as seen by a mukankei (H holds a
-card drawn from P's hand, any card), and strategic inferences from how anyone played.
+What the observation lets a player infer, all of it used: his own hand and the played cards,
+hand sizes (KAN-6, KAN-16, KAN-1), voids from each trick's leader and led suit (KAN-24,
+KAN-21, KAN-53, KAN-66, KAN-36, KAN-37, KAN-57, KAN-26, KAN-25, KAN-54), the joker's last
+tricks (KAN-25), Gonin deal 1's JK and poh with the kankei and the nijū exchange (KAN-17,
+KAN-19, KAN-18; Yonin's KAN-50, Gambari's KAN-65 constrain no card), and shown signals
+(KAN-38). Likelihoods from choices and play are not used. The full list, and what is left
+out, is in docs/samplers.md.
 
 Method (fixed shapes, no branching on traced values): the constraints become `allowed`
-bool[n, 53] (who may hold each unseen card) and hand sizes; JK / poh of deal 1 also need
-"different kankei" (arc-consistent pruning first). Each attempt deals the unseen cards one at
-a time, the most constrained first (cards with one possible holder, then JK and poh, then by
-number of possible holders; random order within a class), each to an allowed player with room
-chosen with probability proportional to his remaining room (JK / poh: uniformly between the
-kankei). Without constraints this is exactly uniform over layouts; with constraints the law is
-close to, not exactly, uniform over the consistent layouts. An attempt fails when a card finds
-no allowed player with room; `samples * tries` attempts run in parallel (vmap) and sample i
-keeps its first successful try.
+bool[n, 53] and hand sizes; each attempt deals the unseen cards one at a time, the most
+constrained first, each to an allowed player with probability proportional to his remaining
+room (JK / poh of deal 1: uniformly between the kankei). Without constraints this is exactly
+uniform over layouts; with them, close to uniform over the consistent layouts. `samples *
+tries` attempts run in parallel (vmap) and sample i keeps its first successful try.
 """
 
 from __future__ import annotations
@@ -71,7 +47,7 @@ VARIANTS = ("gonin", "yonin", "gambari")  # KanConfig.variant (KAN-69)
 
 
 class Constraints(NamedTuple):
-    """What one observation fixes (see the module docstring)."""
+    """What one observation fixes (docs/samplers.md)."""
 
     known: Array  # int32[53]: the observer for his own cards, -1 elsewhere
     unseen: Array  # bool[53]: in another player's hand (the cards to deal)
@@ -212,7 +188,7 @@ def _attempts(con: Constraints, key: Array, attempts: int, length: int) -> tuple
 
 def make_sampler(env: KanEnv, samples: int, tries: int = 8) -> Sampler:
     """`fn(key, obs) -> (holders int8[samples, 53], ok bool[samples])`: layouts of the hidden
-    hands consistent with `obs` (see the module docstring). The Kan games only."""
+    hands consistent with `obs` (docs/samplers.md). The Kan games only."""
     if getattr(getattr(env, "config", None), "variant", None) not in VARIANTS:
         raise ValueError(f"make_sampler: the Kan games only (gonin_kan, yonin_kan, "
                          f"gambari_kan), not {getattr(env, 'name', type(env).__name__)!r}")

@@ -4,46 +4,24 @@
 always legal: it decides one action from the observation and plays it where the mask allows,
 else the best legal action of a fixed order (a finishing action, a discard of least use,
 `retract`, `draw`, a pick). It is deterministic except in one state its own play never
-reaches (below). Rule ids: `rules/konkan.md` (KON-n), the turn: konkan_engine.md (KON-En).
+reaches. Rule ids: `rules/konkan.md` (KON-n), the turn: konkan_engine.md (KON-En).
 
-A turn is several actions (picks, then a finishing action that lays them), and the policy
-remembers nothing between them, so each decision recomputes a *target* from the observation
-alone, the same at every pick of one meld (the hand, which still holds the picked cards, and
-the table do not change while a meld is picked): the cards to select and the action that lays
-them. With the selection equal to the target it lays it, otherwise it picks the target's next
-card.
+The strategy, in full in docs/heuristics.md (section Konkan):
 
-The opening (KON-14, KON-E10) is a plan of new melds, laid one a step. A meld's score is its
-value (KON-3) less 8 a joker (jokers are kept for later where they are not needed). The
-plan's first meld is one of the `LOOKAHEAD` best the hand can lay first (a meld with the card
-taken from the pile, KON-16; else a run where the opening needs one), the first after which
-the greedy sequence (the best meld of what is left, then the best of the rest) reaches
-`opening_min` with a run, leaving a card (KON-13), in three melds at most. It can miss an
-opening that the exact search (`meld.opening_batch`) finds. After the first meld the
-greedy sequence's next meld is the best left, so it is among the `LOOKAHEAD` tried and the plan
-of the next step succeeds too: the bot starts an opening only when it can finish it, and never
-needs `retract`. The turn's melds on the table say how far the opening has come (their value,
-a run among them, the taken card among them).
-
-- At a turn's start (KON-12): take the pile's top when the opening plan of the hand with it
-  (which uses it) succeeds, or, once opened, when it makes a new meld or fits a table meld
-  (taking a card that is laid at once sheds a card that a draw would not); else draw. Never
-  the konkan request unless nothing else is legal.
-- Unopened: open (the plan) as soon as the hand can, else discard.
-- Opened (earlier, or the opening met this turn): place a taken card first (a meld with it,
-  else a layoff: the KON-16 obligation), then retrieve a run's joker with its natural card or
-  a set's jokers with its missing suits (KON-19/20), lay every meld the hand holds (the best
-  first), lay off every natural card that fits a table meld (its highest card first), a joker
-  only when three cards or fewer are left; then discard.
-- The discard is the card of least use: its *keep value* counts the hand's cards of its rank in
-  other suits (toward a set) and of its suit one or two positions away (toward a run), a
-  second copy keeps little, a card that fits a table meld is kept (an opened opponent would
-  take it and lay it off), minus its value (KON-3) so high cards go first, most of all once
-  opened while an opponent holds three cards or fewer (a going out counts my hand). A joker is
-  kept.
-- Where no discard is legal and the bot has no plan (a taken card its plan cannot use: the
-  engine's exact search allowed the take, or the take was the only legal move), it searches at
-  random, as the Konkan random bot does (`kanjax.games.konkan.random_bot`), with the key.
+- each decision recomputes a *target* (the cards to select and the action that lays them)
+  from the observation alone, the same at every pick of one meld, and picks toward it;
+- the opening (KON-14, KON-E10) is a plan of up to `STEPS` new melds: one of the `LOOKAHEAD`
+  best first melds (a meld with the taken card, KON-16; else a run where one is needed), then
+  the greedy sequence, scoring a meld by its value (KON-3) less `JOKER_COST` a joker, leaving
+  a card (KON-13); the bot starts an opening only when it can finish it, never needing
+  `retract`;
+- at a turn's start (KON-12) it takes the pile's top when its plan uses it or, once opened,
+  when it makes a meld or fits a table meld; else it draws;
+- opened: a taken card placed first (KON-16), then joker retrievals (KON-19/20), melds,
+  layoffs, then the discard;
+- the discard is the card of least *keep value* (`_keep`: toward sets and runs, kept where it
+  fits a table meld, less its value, KON-3); a joker is kept;
+- with no plan and no legal discard it searches at random, as `kanjax.games.konkan.random_bot`.
 """
 from __future__ import annotations
 
@@ -220,7 +198,7 @@ def _fits(tab: dict) -> tuple[jax.Array, jax.Array]:
 
 
 def _keep(h: jax.Array, fits: jax.Array, shed: jax.Array) -> jax.Array:
-    """float[53]: how much each card of the hand is worth keeping (module docstring)."""
+    """float[53]: how much each card of the hand is worth keeping (docs/heuristics.md)."""
     present = (h[:52] >= 1).reshape(4, 13).astype(jnp.float32)
     same_rank = present.sum(0)[None, :] - present  # other suits of the rank
     pos = jnp.concatenate([present, present[:, :1]], 1)  # [4, 14]: positions, the Ace twice
@@ -296,7 +274,7 @@ def make_konkan_heuristic(env: KonkanEnv) -> Policy:
         take_good = (top >= 0) & ~requester & (success | (has_melds & fits[tt]))
         draw_choice = jnp.where(take_good & legal_mask[ks.TAKE], ks.TAKE, ks.DRAW)
 
-        # opened: the next table action in the order of the module docstring
+        # opened: the next table action in the order of docs/heuristics.md
         hsize = h.sum()
         c_lay = c_pending & fits[tc] & (hsize >= 2)
         run_ret = tab["run"][:, None] & (((tab["jok_pos"][:, None] >> jnp.arange(14)) & 1) == 1)

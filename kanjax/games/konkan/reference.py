@@ -5,9 +5,10 @@ through `KonRef` and compare every step. The vocabulary (card types, action ids,
 outcomes, summary keys, config, the deal's layout) is `kanjax.games.konkan.spec`; every rule is
 written here, from the rules file, with the rule ids in comments.
 
-Chance comes from outside: while `needs_deal` is True the reference waits for `deal(order,
-dealer)`, one round's deck order (KON-6, KON-E1). A game is `n_rounds` rounds in one instance
-(KON-5, KON-E5).
+Use: `KonRef(config)`; while `needs_deal` is True it waits for `deal(order, dealer)`, one
+round's deck order (KON-6, KON-E1); then `legal_actions()`, `apply(action)`, `facts()` (the
+summary the harness compares), `scores()`, `terminal`. A game is `n_rounds` rounds in one
+instance (KON-5, KON-E5). `KonRef.from_position(...)` builds a hand-made position.
 
 The searches (KON-E9 picks, KON-E11 taking) are plain searches over the melds formable from a
 hand: `new_melds` lists every run and set a hand can lay, `moves` every legal finishing action
@@ -16,52 +17,11 @@ the actual table actions of the turn, memoised on the position, stopping at the 
 that places the card; the unopened player's (`_opening_exists`) a search over sets of disjoint
 melds of the hand plus the card.
 
-Decisions where the rules and docs/rules/konkan_engine.md leave the implementer a choice:
-- While a deal is awaited `current_player` is -1 and `legal_actions()` is []; `facts()` raises
-  before the first deal and, between rounds, states the finished round's last position
-  (hands, table and pile as they lay; the harness compares only after the next `deal`).
-- `deal(order, dealer)`: in the first round the dealer is the config's (`dealer` may then be
-  left out or must agree) or, with `config.dealer == -1`, must be given; in later rounds it is
-  the previous dealer + 1 mod n (KON-5) and, if given, must agree.
-- `taken` is -1 again after every discard (the turn is over), so also at the game's end. A
-  going-out discard does not count in `turns` (KON-E4); at the end (PHASE_OVER) the hands,
-  table, pile, `opened`, `requested` and `turns` stay as the last step left them, the
-  selection is empty and `current_player` is -1.
-- KON-E10 needs at least one meld: with `opening_min = 0` and no run required, an empty set of
-  melds is no opening (KON-14: "one or more new melds"). The same holds for the unopened
-  KON-E11 test with `take_must_use_card=False`.
-- A turn's meld counts toward KON-E10 with its value when it was laid (KON-14: only the cards
-  of the new melds count): a later layoff or retrieval onto it in the same turn changes
-  nothing. KON-E13's lengths (run 10/11, set 4/3) are also the lengths as laid.
-- KON-E11 with `take_must_use_card=False` (konkan_engine.md conflicts with KON-16 here): the
-  docs' test ("some new meld or layoff is possible"; unopened: "meets KON-E10 and leaves a
-  card") lets a player take into a turn he cannot end, since KON-E12's KON-18 condition forbids
-  discarding the taken type unless it was placed: e.g. an opened player holding a joker takes
-  QH, lays the joker off and holds only QH (only `retract` is ever legal). KON-16 says taking
-  is legal only if a completion exists, so the reference asks for one: opened, some sequence of
-  legal table actions of the turn (not only one possible at once) holds a new meld or a
-  layoff and ends with a card of a type other than c in hand, or with c placed by a meld or
-  layoff; unopened, disjoint melds from H + c meeting KON-E10 that contain c or leave a card of
-  a type other than c. With the flag (the default) the docs' test is already a completion.
-- New melds take the slot after the last table meld (a retract removes only the newest melds,
-  so the table is always a prefix of the 35 slots).
-- A layoff may consist of jokers only (KON-17: "natural or joker"). A natural Ace in `run p`
-  or in a layoff stands on whichever of positions 0 and 13 the range holds (never both: a run
-  has at most 13 positions).
-- A going out counts as a konkan (KON-E13) before a hand: a konkan is also a hand's shape but
-  is scored as KON-26/37. A going out by a player not opened at the turn's start with no
-  layoff and no retrieval is a hand whatever his turn's melds (KON-E13's letter; an empty
-  set of melds happens only in hand-made positions).
-- Partnership with `reward="points"`: every player's reward is minus his own round score.
-  `winners` on equal lowest team totals: both players of every such team. `reward="win"`
-  gives 1.0 to each winner at the game's end.
-- An illegal action raises ValueError (the engine's `illegal_action_penalty` is its own).
-- `from_position` leaves out of play every card it is not given (positions may be partial);
-  it checks the card counts (at most two of a type), hand sizes (<= 15) and meld validity. A
-  position in PHASE_DRAW whose mover has no legal action ends the round blocked at once, as
-  after a discard (KON-E2). A PHASE_ACT position is the mover's turn just after his draw or
-  take (`taken` names a take), the point a retract returns to; `opened[mover]` is his state
-  at the turn's start.
+Where the rules and docs/rules/konkan_engine.md leave the implementer a choice (the state
+while a deal is awaited and at the end, the dealer of `deal`, KON-E10's empty opening, KON-E11
+with `take_must_use_card=False` against KON-16, meld slots, jokers-only layoffs, konkan before
+hand in KON-E13, partnership rewards, `from_position`), the reference's decisions are listed
+in docs/reference-conventions.md.
 """
 
 from __future__ import annotations
@@ -510,7 +470,7 @@ def _opening_exists(hand, c: int, cfg: KonConfig) -> bool:
     """Unopened (KON-E11): some set of disjoint melds from `hand` (= H + c) meets KON-E10,
     leaves at least one card and, with `take_must_use_card`, contains a card of type c;
     without the flag it either contains one or leaves a card of another type (the decision
-    on KON-18 in the module docstring). A plain search: the melds holding the lowest card
+    on KON-18 in docs/reference-conventions.md). A plain search: the melds holding the lowest card
     left, or that card left over, memoised on the cards left (counted over the types of the
     hand's melds: the other cards are always left over)."""
     melds: dict[tuple, int] = {}  # (selection, is a run) -> its best value

@@ -2,50 +2,32 @@
 
 Data and small pure helpers only, no rules (no meld validity, no legality, no scoring), so that
 the JAX engine and the plain-Python reference (`kanjax.games.konkan.reference`) share the vocabulary
-but not the rules.
+but not the rules. The encoding in full (cards, the deal, every action id, meld slots,
+rewards) is docs/rules/konkan_engine.md, section "Encoding".
 
-Cards (§9): type `t = 13*s + r`, suits S=0 H=1 D=2 C=3, `r` A=0, 2=1, .., T=9, J=10, Q=11, K=12;
-the joker `t = 52`. Two copies of every type (106 cards); hands, the selection and the pile are
-counts per type. Run positions 0..13: 0 = Ace low, 1..12 = 2..K, 13 = Ace high (KON-2).
+Cards (§9): type `t = 13*s + r` (suits S H D C = 0..3, ranks A, 2, .., K = 0..12), the joker
+52; two copies of every type; hands, the selection and the pile are counts per type. Run
+positions 0..13: 0 = Ace low, 13 = Ace high (KON-2). The deal: `deal_hands` (KON-6).
 
-The deal (KON-6): a deck order is 106 types (each type twice); with dealer d, card k < 14n
-goes to seat (d+1+k) mod n, card 14n to seat d+1, cards 14n+1.. are the stock, 14n+1 on top.
+Action ids (NUM_ACTIONS = 228); table actions are turns of several actions (docs/turns.md):
+picks into the selection, then a finishing action that lays it (a pick is legal only if the
+turn can still finish, KON-13):
 
-Action ids (NUM_ACTIONS = 228). Table actions are turns of several actions (docs/turns.md):
-hand cards are picked one by one into the selection (unordered), and a finishing action lays the
-whole selection down. A pick is legal only if some finishing action that is legal now, or after
-more picks from the hand, contains the selection with it and leaves the player a card in hand
-(KON-13).
+| ids      | action                                                                 |
+|----------|------------------------------------------------------------------------|
+| 0..52    | `pick t`                                                               |
+| 53..64   | `run p`: a new run from position p (KON-7, KON-9)                      |
+| 65       | `set`: a new set (KON-8, KON-9)                                        |
+| 66..100  | `layoff m`: onto meld m, a run at its high end (KON-17)                |
+| 101..135 | `layoff m low`: onto run m at its low end                              |
+| 136..170 | `retrieve m`: a meld's joker(s) for natural cards (KON-19, KON-20)     |
+| 171..223 | `discard t`: ends the turn (KON-13)                                    |
+| 224..227 | `draw`, `take`, `request`, `retract` (KON-12, KON-16, KON-33; KON-27, KON-36; KON-35) |
 
-| ids        | action                                                                       |
-|------------|------------------------------------------------------------------------------|
-| 0..52      | `pick t`: one more card of type t from the hand into the selection           |
-| 53..64     | `run p`: lay the selection as a new run whose lowest position is p (0..11):  |
-|            | positions p .. p+k-1 for k selected cards, its naturals at their positions, |
-|            | jokers in the other positions (KON-7, KON-9)                                 |
-| 65         | `set`: lay the selection as a new set (KON-8, KON-9)                         |
-| 66..100    | `layoff m`: add the selection to table meld m; a run grows at its high end  |
-|            | (positions hi+1 .. hi+k), a set takes it as more suits (KON-17)              |
-| 101..135   | `layoff m low`: add the selection to run m at its low end (lo-k .. lo-1)     |
-| 136..170   | `retrieve m`: place the selection into meld m for its joker(s) and take them |
-|            | into the hand: one natural card, the card a run's joker stands for (KON-19); |
-|            | every missing suit of a set at once, releasing all its jokers (KON-20)      |
-| 171..223   | `discard t`: a card of type t onto the discard pile; ends the turn (KON-13) |
-| 224        | `draw`: the top stock card into the hand (KON-12)                            |
-| 225        | `take`: the top discard into the hand (KON-12, KON-16, KON-33)               |
-| 226        | `request`: the konkan request (KON-27, KON-36); the draw or take follows     |
-| 227        | `retract`: the turn's table actions undone, back to just after the draw or  |
-|            | take (KON-35)                                                                |
-
-Table melds occupy slots 0..34 in the order they were laid in the round. A run of 13 cards is
-stored on positions 0..12 (Ace low, KON-38): `run p` lays 13 cards only with p = 0, and a layoff
-that makes a run of 13 on positions 1..13 (at either end) is stored shifted to 0..12.
-
-Result (KON-29..31, KON-37): with `reward="win"` (the default) the rewards are 0 until the end of
-the game, then 1 for every winner (lowest total, or the side of a last-round konkan; ties
-share: every tied player or team member gets 1) and 0 for the others; with `reward="points"`
-every round's end gives each player minus his round score (returns = minus the totals; the
-game's winner is in the summary). Rounds follow one another in one episode (KON-5).
+Table melds occupy slots 0..34 in the order laid; a run of 13 is stored on 0..12 (KON-38).
+Result (KON-29..31, KON-37): `reward="win"` (the default) pays 1 to every winner at the game's
+end, `reward="points"` minus each round's score at its end. Rounds follow one another in one
+episode (KON-5).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Whist: the card play of bridge, as a jittable JAX environment (`kanjax.make("whist")`).
 
-For checking the double-dummy solver against DDS. One game is one deal: 52 cards, 13 to each
-of four players; the `leader` leads trick 1; each player must follow the led suit if he can,
-else may play any card; the highest trump wins the trick, else the highest card of the led
-suit; the winner leads the next trick; after 13 tricks the game ends. Players are seats
-N E S W = 0..3 and play goes clockwise, next = p + 1 (mod 4); N-S (0, 2) and E-W (1, 3) are
-partners. At the last step each player is paid the tricks his side took.
+For checking the double-dummy solver against DDS. The rules are docs/rules/whist.md (no rule
+ids): one deal of 13 cards to each of N E S W = 0..3, N-S and E-W partners, follow suit,
+highest trump else highest card of the led suit wins, each player paid his side's tricks at
+the last step.
 
 Flags: `trump` in NT S H D C (default NT), `leader` in N E S W (default W: the opening lead
 when South declares). Cards are whist ids, `13 * suit + rank`, suits S H D C = 0..3, ranks
@@ -20,25 +18,10 @@ State (`WhistState`), besides the common fields:
   LED (its led suit, -1 before the lead), BEST_S / BEST_P (its best card strength so far and
   who played it), NS / EW (tricks taken), WINNERS (13: winner of each trick, -1).
 
-Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `WhistEnv.obs_slices`):
-
-| slice | field | meaning |
-|---|---|---|
-| 0:156 | cards | 52 x 3, card-major: [in p's hand 1 / 0, played by (player, -1), |
-|  |  | in trick (0..12, -1)] for card ids 0..51 |
-| 156 | me | p |
-| 157 | current_player | -1 at the end |
-| 158 | trump | -1 NT, else S H D C = 0..3 |
-| 159 | first_leader | the opening leader |
-| 160 | leader | leader of the current trick |
-| 161 | trick | tricks completed (the current trick's index) |
-| 162 | n_played | cards in the current trick |
-| 163 | led_suit | of the current trick, -1 before the lead |
-| 164:166 | tricks | taken by N-S, E-W |
-| 166:179 | winners | winner of each completed trick, -1 |
-
-Played cards (every completed trick and the current one, with who played each) are public;
-the order within a trick follows from its leader (the previous trick's winner) and seat order.
+Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `WhistEnv.obs_slices`): per card
+[in p's hand, played by, in trick] (0:156), then me, current_player, trump, first_leader,
+leader, trick, n_played, led_suit, the tricks of N-S and E-W, the winner of each trick
+(166:179). Laid out in docs/rules/whist.md, section Information: played cards are public.
 """
 
 from __future__ import annotations
@@ -288,7 +271,7 @@ class WhistEnv(Env, Views, TournamentViews, Bots, Benchmarked, TrickPlay, PbnDea
         return state._h[..., TRICK] == NUM_TRICKS
 
     def _observe(self, s: WhistState, player: Array) -> Array:
-        """`OBS_SPEC`'s fields; see the module docstring for the layout."""
+        """`OBS_SPEC`'s fields; the layout: docs/rules/whist.md, section Information."""
         loc, g = s._loc.astype(jnp.int32), LAYOUT.unpack(s)
         played = loc >= PLAYED
         code = loc - PLAYED

@@ -1,45 +1,29 @@
 """Differential tests: the JAX Konkan engine (`kanjax.games.konkan.engine`) vs its plain-Python
 reference (`kanjax.games.konkan.reference`), step by step (`tests.harness.differential`, the adapter
 `tests.games.konkan.differential`): every legal mask, the mover, and every field of
-`kanjax.games.konkan.spec.SUMMARY_KEYS` (the hands, the selection, the table melds, the pile, the
-stock, the turn's `taken`, the opened / requested flags, the round's scores, totals, outcome,
-winners) after every step, and the match scores (the rewards summed). The engine steps with
-`env.step_batch` (`vmap(env.step)` bit for bit: tests/test_step_batch.py).
+`kanjax.games.konkan.spec.SUMMARY_KEYS` after every step, and the match scores (the rewards
+summed). The engine steps with `env.step_batch` (`vmap(env.step)` bit for bit:
+tests/test_step_batch.py).
 
 The same trajectories check the engine's invariants on its own summaries (`invariants`): 106
 cards, two of each type, in the hands, on the table, in the pile and the stock; every table
 meld a valid run or set (KON-7..9, KON-38) in a prefix of the slots; a legal action until
 the end; hands of at most 15; rounds within their turn bound (KON-23).
 
-The default run: 2,000 games over four configs, one engine each (n = 2..5, the opening 51 and
-71): n = 2 with opening 71 and without `take_must_use_card` (KON-V1, KON-V4), 500 games of one
-round (the last: requests, KON-27/28); n = 3, 500 games of one round; n = 4 in pairs (KON-31)
-with opening 71, 400 games of 2 rounds with `reward="points"` (each round's scores; the
-second round's requests, the game's end); n = 5 without `opening_requires_run` (KON-V3), 600
-games of one round; each through 100 engine lanes. Every config asserts the branches its games
-reach (`branches`, `expected`): openings, takes by an unopened player, an opened one and a
-requester (KON-E11, with and without `take_must_use_card`), lay-offs at both ends and onto
-sets, new melds after the opening, joker retrievals from runs, retracts, requests, rounds gone
-out, rounds blocked with an empty stock (KON-23), games ended; the rarer ones (`UNION`:
-retrievals from sets, hands (KON-24), konkans (KON-25) in a game's last round (KON-28) and in
-an earlier one (KON-26), rounds ended by the turn bound) over the four configs together.
-Konkans come from the stacked deals of the adapter's `init`, hands from its planned openings
-(`Steering`). n = 4 solo, n = 3 over 2 rounds and the 5 rounds of a full game (in pairs) play
-only in the slow run.
+The default run (`CONFIGS`): 2,000 games over four configs, one engine each: n = 2 with
+opening 71 and without `take_must_use_card` (KON-V1, KON-V4; requests, KON-27/28); n = 3;
+n = 4 in pairs (KON-31) over 2 rounds with `reward="points"`; n = 5 without
+`opening_requires_run` (KON-V3). Every config asserts the branches its games reach
+(`BRANCHES`: openings, takes (KON-E11), lay-offs, retrievals, retracts, requests, rounds gone
+out or blocked (KON-23), games ended); the rarer ones (`UNION`: retrievals from sets, hands
+(KON-24), konkans (KON-25) in a game's last round (KON-28) and in an earlier one (KON-26),
+rounds ended by the turn bound) over the four configs together. Konkans come from the stacked
+deals of the adapter's `init`, hands from its planned openings (`Steering`). `pytest -m slow`
+plays 100,000 games (`SLOW_ONLY` adds n = 4 solo, n = 3 over 2 rounds and a full game in
+pairs; hours).
 
-Cost (one process, cold XLA cache: `/usr/bin/time -v pytest -p no:cacheprovider -n 0
-tests/games/konkan/test_differential.py`, user + sys, on a 2-core machine shared with other
-work, 2026-12-03): the default run's 2,000 games take 124 CPU-seconds. Before, on the same
-machine with the same command, the 162 games of the earlier three configs took 63 (84 where
-first measured, where 2,000 games of four configs took 294). Where the time goes now: each
-config compiles its engine in about 17 CPU-seconds (trace 3, the batched step 10 at XLA's
-optimisation level 1 (`KonAdapter.step_options`; level 0 compiles 3 seconds faster but plays
-8 times slower), init 2.5), 68 of the four; a game then costs about 30 ms (one round of n =
-3: 128 steps): the engine about 8 (most of it the steering's plans and fetching the
-summaries), the reference and the comparison about 20 (the reference's legal masks half of
-it: KON-E11's take searches and the finishing actions; its facts; the summary's conversion to
-Python, only where it changed), the invariants and branch counts 2. `pytest -m slow` plays
-100,000 games (7 configs, in chunks of 100 through 40 lanes; hours).
+Most of the default run's time is the four engines' compiles and, per game, the reference's
+legal masks (KON-E11's take searches); the measured figures are in docs/benchmarks-history.md.
 """
 
 from __future__ import annotations
