@@ -25,6 +25,8 @@ from tournaments.config import parse_config
 from tournaments.runner import run_tournament
 
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
+GUIDE = ROOT / "docs" / "adding_a_game.md"
 
 
 def play(env, deal: str, names: list[str]):
@@ -49,6 +51,28 @@ def test_registered_as_the_guide_says_and_the_engine_never_imports_its_reference
     for module in ("engine.py", "heuristic.py"):
         imports = re.findall(r"^\s*(?:from|import) (\S+)", (HERE / module).read_text(), re.M)
         assert not [m for m in imports if "reference" in m], module
+
+
+def test_the_guide_says_what_the_toy_game_does():
+    """docs/adding_a_game.md: the files it names exist, the toy registers with the line it
+    shows, the toy declares the capabilities it says, and the every-game test files it lists
+    are parametrized over `kanjax.games()`."""
+    from kanjax.capabilities import CAPABILITIES, capabilities
+
+    guide = GUIDE.read_text()
+    paths = set(re.findall(r"`((?:tests|kanjax|docs)/[\w/.]+\.(?:py|md))`", guide))
+    assert "tests/toy_game/engine.py" in paths and "tests/conftest.py" in paths
+    assert not [p for p in paths if not (ROOT / p).is_file()]
+    (line,) = [x.strip() for x in (ROOT / "tests/conftest.py").read_text().splitlines()
+               if "kanjax.register(" in x]
+    assert f"\n{line}\n" in guide
+    declared = {c.__name__ for c in CAPABILITIES.values()} & set(re.findall(r"`(\w+)`", guide))
+    assert declared == {c.__name__ for c in CAPABILITIES.values()}
+    assert "class ToyEnv(Env, Views, TournamentViews, Bots)" in guide
+    assert capabilities(kanjax.make("toy_trick")) == ["views", "tournament", "bots"]
+    section = guide.split("Once registered")[1].split("## 7.")[0]
+    for path in re.findall(r"`(tests/[\w/]+\.py)`", section):
+        assert "kanjax.games()" in (ROOT / path).read_text(), path
 
 
 @pytest.mark.parametrize("leader", [0, 1])
