@@ -17,7 +17,13 @@ from pathlib import Path
 import jax
 import pytest
 
+import kanjax
 from tests.view.browser import browser  # noqa: F401 (the fixture: headless Chromium)
+
+# The test-only example game (docs/adding_a_game.md, tests/toy_game/), registered as the guide
+# registers a game that is not installed: for this run and the processes it starts (CLI
+# subprocesses, a local Ray's workers), before the every-game tests list `kanjax.games()`.
+kanjax.register("toy_trick", "tests.toy_game.engine:make_toy")
 
 # XLA's cheapest optimisation level and its older CPU fusion code generator: the same integer
 # results, compiles about half as long (the default run is mostly compiles of kernels that then

@@ -177,8 +177,9 @@ def test_hot_seat_hands_the_terminal_over(game, tmp_path, monkeypatch, capsys):
     seats = [str(p) for p in range(env.num_players)]
     args = play_args(game, tmp_path / "g.json", *(a for p in seats for a in ("--human", p)))
     out = run_play(monkeypatch, capsys, args, io.StringIO("1\n" * 12))
-    assert "the others look away" in out and "stopped (end of input)" in out
     record = records.load(tmp_path / "g.json")
+    assert "the others look away" in out  # a short match (toy_trick's) ends before the input
+    assert record["terminated"] or "stopped (end of input)" in out
     assert record["actions"] and records.replay(record).ok
 
 

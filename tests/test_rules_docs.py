@@ -2,7 +2,10 @@
 
 - Every rule id (KAN-12, DBF-V8, KON-E11, CQ-23, ...) cited in the tracked code, tests and docs,
   and every id a test function's name carries (`test_KAN_18_...`, `test_cq13_...`), is defined
-  in `docs/rules/`: a line there starts with the id in bold (`**KAN-12** ...`).
+  in a rules page: a line there starts with the id in bold (`**KAN-12** ...`). The rules pages
+  are `docs/rules/*.md` and, for a game that only the tests register, its test folder's
+  `rules.md` (`tests/toy_game/rules.md`: docs/adding_a_game.md). A game's id prefix (KAN,
+  TOY, ...) is checked once a rules page defines an id with it.
 - No tracked text file names an absolute path of a build machine (a user's home folder, the
   root's, a work folder), which would mean nothing on anyone else's machine.
 
@@ -23,17 +26,28 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "docs" / "rules"
 
-# A cited id: a game prefix, a dash, an optional V (variant) or E (engine id), a number, and an
-# optional lower-case letter naming a lettered part of the rule (DBF-26a: DBF-26 (a)). A range
-# `KON-1..38` or `KON-E1..E16` is matched by its first id; `KAN-n` (no number) is no citation.
-ID = re.compile(r"\b(KAN|DBF|KON|CQ)-([VE]?)(\d+)([a-z]?)\b")
-# A rule's definition: the id in bold at the start of a line (`**KAN-12** ...`, or
-# `**KAN-12 Title.** ...`).
-DEFINITION = re.compile(r"^\*\*((?:KAN|DBF|KON|CQ)-[VE]?\d+)\b", re.MULTILINE)
+
+def rule_pages() -> list[Path]:
+    """The rules pages: docs/rules/*.md, then the test-only games' (tests/<folder>/rules.md)."""
+    return sorted(RULES.glob("*.md")) + sorted(ROOT.glob("tests/*/rules.md"))
+
+
+# A rule's definition: the id in bold at the start of a line of a rules page (`**KAN-12** ...`,
+# or `**KAN-12 Title.** ...`): a game prefix of capitals, a dash, an optional V (variant) or E
+# (engine id), a number.
+DEFINITION = re.compile(r"^\*\*([A-Z]{2,5}-[VE]?\d+)\b", re.MULTILINE)
+# The games' id prefixes: those the rules pages define ids with.
+PREFIXES = sorted({rule_id.split("-")[0] for page in rule_pages()
+                   for rule_id in DEFINITION.findall(page.read_text(encoding="utf-8"))})
+# A cited id: a game prefix, a dash, an optional V or E, a number, and an optional lower-case
+# letter naming a lettered part of the rule (DBF-26a: DBF-26 (a)). A range `KON-1..38` or
+# `KON-E1..E16` is matched by its first id; `KAN-n` (no number) is no citation.
+ID = re.compile(rf"\b({'|'.join(PREFIXES)})-([VE]?)(\d+)([a-z]?)\b")
 # An id in a test function's name: `test_KAN_1_KAN_3_...`, `test_cq13_...`, `test_dbf_v6_...`,
 # `test_kon_e11_...`, `test_dbf_26b_...` (a name part of its own between underscores).
 TEST_NAME = re.compile(r"^\s*(?:async\s+)?def\s+(test_\w+)", re.MULTILINE)
-NAME_ID = re.compile(r"(?:^|_)(kan|dbf|kon|cq)_?([ve]?)_?(\d+)([ab]?)(?=_|$)", re.IGNORECASE)
+NAME_ID = re.compile(rf"(?:^|_)({'|'.join(PREFIXES)})_?([ve]?)_?(\d+)([ab]?)(?=_|$)",
+                     re.IGNORECASE)
 
 # Where ids are cited: these folders and files, these kinds of text (docs/rules itself defines).
 CITING_DIRS = ("kanjax/", "solvers/", "tournaments/", "tests/", "scripts/", "examples/",
@@ -76,9 +90,9 @@ def _citing_files() -> list[str]:
 
 
 def defined_ids() -> set[str]:
-    """Every id defined in docs/rules/*.md."""
+    """Every id defined in the rules pages."""
     ids: set[str] = set()
-    for md in sorted(RULES.glob("*.md")):
+    for md in rule_pages():
         ids.update(DEFINITION.findall(md.read_text(encoding="utf-8")))
     return ids
 
@@ -90,7 +104,8 @@ def _resolve(prefix: str, kind: str, number: str, part: str, defined: set[str]) 
 
 
 def _report(missing: dict[str, list[str]], what: str) -> str:
-    lines = [f"{len(missing)} {what} not defined in docs/rules/ (a line `**ID** ...`):"]
+    lines = [f"{len(missing)} {what} not defined in docs/rules/ or a test-only game's "
+             "rules.md (a line `**ID** ...`):"]
     for rule_id, places in sorted(missing.items()):
         shown = ", ".join(places[:5]) + (f" and {len(places) - 5} more" if len(places) > 5 else "")
         lines.append(f"  {rule_id}: {shown}")
@@ -98,20 +113,23 @@ def _report(missing: dict[str, list[str]], what: str) -> str:
 
 
 def test_docs_rules_define_every_game_family():
-    """Each family's file exists and defines its first rule; no id is defined twice."""
+    """Each family's file exists and defines its first rule (the test-only toy game's, in
+    its test folder); no id is defined twice."""
     for name, first in (("kan", "KAN-1"), ("da_bai_fen", "DBF-1"), ("konkan", "KON-1"),
                         ("conquian", "CQ-1")):
         text = (RULES / f"{name}.md").read_text(encoding="utf-8")
         assert first in DEFINITION.findall(text), f"docs/rules/{name}.md does not define {first}"
     assert (RULES / "whist.md").is_file() and (RULES / "README.md").is_file()
+    assert "TOY-1" in DEFINITION.findall((ROOT / "tests/toy_game/rules.md").read_text())
+    assert {"KAN", "DBF", "KON", "CQ", "TOY"} <= set(PREFIXES)
     seen: dict[str, str] = {}
     twice = []
-    for md in sorted(RULES.glob("*.md")):
+    for md in rule_pages():
         for rule_id in DEFINITION.findall(md.read_text(encoding="utf-8")):
             if rule_id in seen:
                 twice.append(f"{rule_id} ({seen[rule_id]}, {md.name})")
             seen[rule_id] = md.name
-    assert not twice, "ids defined more than once in docs/rules/: " + ", ".join(twice)
+    assert not twice, "ids defined more than once in the rules pages: " + ", ".join(twice)
 
 
 def test_every_cited_rule_id_is_in_docs_rules():
@@ -150,11 +168,12 @@ def test_id_patterns_read_the_shapes_in_use():
         "KAN-12, DBF-V8, KON-E11, CQ-23; KON-1..38; KON-E1..E16; DBF-26a; KAN-n; KON-En.")]
     assert cited == ["KAN-12", "DBF-V8", "KON-E11", "CQ-23", "KON-1", "KON-E1", "DBF-26a"]
     names = ["test_KAN_1_KAN_3_gonin_deck_S01", "test_cq13_cq17_take", "test_dbf_v6_order",
-             "test_kon_e11_taking", "test_dbf_26b_ruff", "test_konkan_engine", "test_kan29x"]
+             "test_kon_e11_taking", "test_dbf_26b_ruff", "test_konkan_engine", "test_kan29x",
+             "test_TOY_3_follow", "test_toy_engine"]
     found = [["-".join((p.upper(), k.upper() + str(int(d)) + a)) for p, k, d, a in
               NAME_ID.findall(name)] for name in names]
     assert found == [["KAN-1", "KAN-3"], ["CQ-13", "CQ-17"], ["DBF-V6"], ["KON-E11"],
-                     ["DBF-26b"], [], []]
+                     ["DBF-26b"], [], [], ["TOY-3"], []]
     assert DEFINITION.findall("**KAN-12** text\n**KON-E1 Deal.** text\nsee **KAN-13**\n") == [
         "KAN-12", "KON-E1"]
 

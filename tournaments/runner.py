@@ -396,8 +396,13 @@ class RayExecutor:
         self.started_ray = not ray.is_initialized()
         if self.started_ray:
             address = cfg.ray_address or None
+            # games registered outside the package (`KANJAX_GAMES`, `kanjax.register`): a
+            # local Ray's workers inherit the variable, a cluster's get it with the job
+            games = os.environ.get("KANJAX_GAMES")
+            runtime_env = {"env_vars": {"KANJAX_GAMES": games}} if games and address else None
             ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                     ignore_reinit_error=True, logging_level=logging.WARNING)
+                     ignore_reinit_error=True, logging_level=logging.WARNING,
+                     runtime_env=runtime_env)
         self.cfg = cfg
         gpu, cpu, said = plan_workers(ray.available_resources(), cfg.gpus_per_worker, actors)
         if said:

@@ -4,8 +4,10 @@ Each file records, per step, the player to act, the legal actions, the action ta
 rewards and a digest of every player's observation, plus the game's text view (`env.render`)
 at each deal start. A test diffs a fresh playthrough against the file, so any change of
 behaviour shows up as a readable diff. Each game declares its cases in its test folder
-(`tests/games/<game>/cases.py`: `GOLDEN = {file name: (flags, seed)}`). After an intended
-change, regenerate: `python -m tests.harness.golden [file name ...]`.
+(`tests/games/<game>/cases.py`, or for a game registered from outside kanjax, `cases.py`
+beside its engine module: `GOLDEN = {file name: (flags, seed)}`, and `GOLDEN_DIR` where its
+files live if not in tests/harness/golden/). After an intended change, regenerate: `python -m
+tests.harness.golden [file name ...]`.
 """
 
 from __future__ import annotations
@@ -28,13 +30,24 @@ GOLDEN_DIR = Path(__file__).parent / "golden"
 
 
 def game_cases(game: str):
-    """The module `tests.games.<game>.cases` of a registered game (its golden cases and the
-    small flags of the every-game test)."""
-    try:
-        return importlib.import_module(f"tests.games.{game}.cases")
-    except ModuleNotFoundError as err:
-        raise AssertionError(f"{game}: declare its test cases in tests/games/{game}/cases.py "
-                             f"({err})") from None
+    """The test cases of a registered game (its golden cases and the small flags of the
+    every-game tests): the module `tests.games.<game>.cases`, else the module `cases` beside
+    the game's engine module (the registered "module:factory"), e.g. `tests.toy_game.cases`."""
+    engine = kanjax.registry().get(game, "").partition(":")[0]
+    tried = [f"tests.games.{game}.cases", f"{engine.rpartition('.')[0]}.cases"]
+    for module in tried:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            if not module.startswith(err.name or "?"):
+                raise  # the cases module itself imports something missing
+    raise AssertionError(f"{game}: declare its test cases in tests/games/{game}/cases.py (or "
+                         f"a cases.py beside its engine); tried {', '.join(tried)}")
+
+
+def golden_file(game: str, name: str) -> Path:
+    """The file of golden case `name` of `game` (its cases' `GOLDEN_DIR`, else GOLDEN_DIR)."""
+    return Path(getattr(game_cases(game), "GOLDEN_DIR", GOLDEN_DIR)) / f"{name}.txt"
 
 
 def cases(game: str) -> dict[str, tuple[dict, int]]:
@@ -70,7 +83,7 @@ def playthrough(game: str, flags: dict, seed: int) -> str:
 def check(game: str, name: str) -> None:
     """The playthrough of golden case `name` of `game` equals its file."""
     flags, seed = cases(game)[name]
-    expected = (GOLDEN_DIR / f"{name}.txt").read_text()
+    expected = golden_file(game, name).read_text()
     actual = playthrough(game, flags, seed)
     if actual != expected:
         diff = difflib.unified_diff(expected.splitlines(), actual.splitlines(), "golden", "now",
@@ -80,10 +93,13 @@ def check(game: str, name: str) -> None:
 
 
 if __name__ == "__main__":
-    GOLDEN_DIR.mkdir(exist_ok=True)
+    import tests.conftest  # noqa: F401 (the test run's settings and its games: the toy game)
+
     wanted = set(sys.argv[1:])
     for game in kanjax.games():
         for name, (flags, seed) in cases(game).items():
             if not wanted or name in wanted:
-                (GOLDEN_DIR / f"{name}.txt").write_text(playthrough(game, flags, seed))
-                print(f"wrote {GOLDEN_DIR / name}.txt")
+                path = golden_file(game, name)
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(playthrough(game, flags, seed))
+                print(f"wrote {path}")
