@@ -75,6 +75,8 @@ def deal_state(text: str, game: str | None = None, *, trump=None, leader=None, k
     `leader`, `key`: what the game's `TrickPlay.trick_start` takes (the choices before trick 1 the
     rules leave open, the chance the deal may still need)."""
     env = deal_env(text, game, **flags)
+    if not isinstance(env, TrickPlay):
+        raise ValueError(f"{env.name}: no double-dummy positions (no trick play)")
     return env, env.trick_start(text, key, trump=trump, leader=leader)
 
 

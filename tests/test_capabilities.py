@@ -82,3 +82,17 @@ def test_the_layers_above_name_no_game(folder):
              if "games" not in p.relative_to(ROOT).parts
              for i, line in enumerate(p.read_text().splitlines(), 1) if GAME_WORDS.search(line)]
     assert not found, found
+
+
+@pytest.mark.parametrize("game", kanjax.games())
+def test_no_capability_default_hides_a_games_own_member(game):
+    """A capability's default (`Views.ended_deal`, `public_name`, ...) never comes before the
+    game's own definition in its Env's method order: capabilities are mixed in last."""
+    mro = type(kanjax.make(game)).__mro__
+    caps = set(CAPABILITIES.values())
+    for cap in caps & set(mro):
+        for name in members(cap):
+            owners = [c for c in mro if name in vars(c)]  # none: an instance attribute
+            own = [c for c in owners if c not in caps]
+            assert not owners or owners[0] not in caps or not own, (
+                f"{game}: {cap.__name__}.{name} hides {own[0].__qualname__}.{name}")

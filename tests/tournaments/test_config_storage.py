@@ -182,7 +182,10 @@ def test_bot_kinds_say_which_games_they_play(monkeypatch):
 
     whist = GOOD.replace('"gonin_kan"', '"whist"').replace("n_rounds = 2", "")
     assert [b.kind for b in parse_config(whist).bots] == ["random", "heuristic"]
-    monkeypatch.setattr(type(kanjax.make("whist")), "heuristic", None)
+    import tournaments.config
+
+    assert tournaments.config.has_heuristic(kanjax.make("whist"))  # a game without `Bots`:
+    monkeypatch.setattr(tournaments.config, "has_heuristic", lambda env: env.name != "whist")
     with pytest.raises(ConfigError, match=r"\[bots.heuristic\] kind: whist has no heuristic"):
         parse_config(whist)
 

@@ -70,6 +70,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.api import Array, ObservationSpec, ObsField, common_summary, register_state
+from kanjax.capabilities import Benchmarked, TrickPlay, Views
 from kanjax.core import cards as cards_mod
 from kanjax.core import dealing, jaxutil
 from kanjax.core import trick as trick_kernel
@@ -298,7 +299,7 @@ def summary(state: KanState) -> dict[str, Array]:
     }
 
 
-class KanEnv(KanResults, MatchEnv):  # tournament views: kanjax.games.kan.results
+class KanEnv(KanResults, MatchEnv, Views, TrickPlay, Benchmarked):  # results: kan.results
     """A whole Kan match of `n_rounds` rounds; subclasses are the variants.
 
     Actions: `spec`'s table (228 ids). Observation: `observe(state, p)`, laid out as

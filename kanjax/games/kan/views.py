@@ -14,7 +14,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from kanjax.api import Array, jitted
-from kanjax.capabilities import Benchmarked, TrickPlay, Views
 from kanjax.core import scenes
 from kanjax.core.cards import Deal
 from kanjax.games.kan import spec as ks
@@ -113,7 +112,7 @@ def header_slots(env, state: KanState) -> dict[str, np.ndarray]:
     return {k: h[i] for k, i in env.layout.head.items()}
 
 
-class KanViews(Views, TrickPlay, Benchmarked):
+class KanViews:
     """The `Env` views of a Kan variant (mixed into `KanEnv`'s subclasses)."""
 
     card_actions = ks.IKU  # actions 0..56 play a card (53..56: a JK lead)
