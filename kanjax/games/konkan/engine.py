@@ -66,6 +66,7 @@ from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summ
 from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import read_deal
 from kanjax.core.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
+from kanjax.core.layout import Layout
 from kanjax.games.konkan import meld as mk
 from kanjax.games.konkan import spec as ks
 from kanjax.games.konkan import views as kon_views
@@ -81,30 +82,11 @@ TURN_FLAGS = ("opened_start", "turn_melds", "turn_run", "kr10", "kr11", "ks3", "
 HEAD = ("phase", "dealer", "round", "drawn", "pile_n", "nmelds", "snap_nmelds", "taken",
         "opened", "requested", *TURN_FLAGS, "outcome", "finisher", "turn_done", "deal_done",
         "pending", "ending", "round_over", "winners", "turns", "turn_value", "dealt")
-HI = {k: i for i, k in enumerate(HEAD)}  # `_h` int16[len(HEAD)]; `_w` int32[2, 5]: totals, scores
 
 
-class _Layout:
-    """The state header: the named scalars of `_h` (int16; a plain vector: one slice per read,
-    one stack per write) and the totals and last round's scores in `_w` (int32[2, 5])."""
-
-    head = HI
-    wide = {"totals": 0, "scores": 1}
-
-    @staticmethod
-    def unpack(s) -> dict:
-        h = s._h.astype(jnp.int32)
-        g = {k: h[..., i] for k, i in HI.items()}
-        g["totals"], g["scores"] = s._w[..., 0, :], s._w[..., 1, :]
-        return g
-
-    @staticmethod
-    def pack(g) -> tuple[Array, Array]:
-        h = jnp.stack([jnp.asarray(g[k]).astype(jnp.int32) for k in HEAD]).astype(jnp.int16)
-        return h, jnp.stack([g["totals"], g["scores"]]).astype(jnp.int32)
-
-
-LAYOUT = _Layout()
+# `_h` int16[len(HEAD)]; `_w` int32[2, 5]: the totals and the last round's scores
+LAYOUT = Layout([(k, None) for k in HEAD], [("totals", 5), ("scores", 5)],
+                head_dtype=jnp.int16, wide_shape=(2, 5), name="konkan")
 RUN_LENGTHS = sum(1 << k for k in range(3, 14))
 SET_SIZES = (1 << 3) | (1 << 4)
 FULL_1_13 = 0x3FFE  # a run on positions 1..13 is stored on 0..12 (KON-38)
@@ -382,7 +364,7 @@ class KonkanEnv(Env):
         more melds all of them (`update_lanes`; in random play 2-3% of the lanes)."""
         b = s.legal_action_mask.shape[0]
         narrow = jax.vmap(functools.partial(self._finalize, width=ACT_WIDTH))(s)
-        wide = s._h[:, HI["nmelds"]] > ACT_WIDTH
+        wide = s._h[:, LAYOUT.head["nmelds"]] > ACT_WIDTH
         mask = update_lanes(wide, lambda _old, st: self._finalize(st).legal_action_mask,
                             narrow.legal_action_mask, s, max(8, b // 16))
         return s.replace(legal_action_mask=mask)
@@ -627,7 +609,6 @@ class KonkanEnv(Env):
         g |= if_turn
         g["turn_value"] = jnp.where(new_turn, 0, g["turn_value"])
         g["taken"] = jnp.where(is_disc, -1, g["taken"])  # the turn is over (KON-E16)
-        g["cur"] = cur2
         konkan = ((g["opened_start"] == 0) & (g["layret"] == 0) & (g["turn_melds"] == 2)
                   & (((g["kr10"] == 1) & (g["ks4"] == 1)) | ((g["kr11"] == 1) & (g["ks3"] == 1))))
         hand_out = (g["opened_start"] == 0) & (g["layret"] == 0) & (g["turn_melds"] >= 1)
@@ -720,7 +701,7 @@ class KonkanEnv(Env):
 
     def chance_index(self, state: KonState) -> Array:
         """Rounds dealt after the first: the next round's chance index."""
-        return state._h[..., HI["dealt"]].astype(jnp.int32)
+        return state._h[..., LAYOUT.head["dealt"]].astype(jnp.int32)
 
     # ---- views ------------------------------------------------------------------------------
     def _obs_spec(self) -> ObservationSpec:
@@ -962,7 +943,7 @@ class KonkanEnv(Env):
         """`views.scene`: the hands (the viewer's alone with `player`), the melds, the
         pile, the stock, the totals, how the last round ended."""
         s = self._view(state)
-        s["finisher"] = np.asarray(state._h)[HI["finisher"]]
+        s["finisher"] = np.asarray(state._h)[LAYOUT.head["finisher"]]
         return kon_views.scene(self, state, s, player)
 
 
