@@ -67,7 +67,7 @@ HEAD = [(k, None) for k in (
     "cur", "nskip", "nkind", "nstarter", "ndecl", "took", "kt", "kturned")] + [
     ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS), ("first", 4)]
 WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
-LAYOUT = Layout(HEAD, WIDE)
+LAYOUT = Layout(HEAD, WIDE, name="da_bai_fen")
 CARD_TABLES = ("eff", "str")  # the hand's card tables in the working state (`_tables`)
 # `step_batch`: the share of lanes taken at a time by the whole step and by the dealing
 # (random play: about 0.3% and 7% of the lanes a step; one trip of the loop in most steps)
@@ -988,9 +988,6 @@ class DbfEnv(MatchEnv):
         passes = drawing | (phase == ds.PHASE_CLAIM)
         claim = phase == ds.PHASE_CLAIM
         return jnp.concatenate([picks, play[None], expose, passes[None], claim[None]])
-
-    def _deal_done(self, state):
-        return state._h[..., LAYOUT.head["deal_done"]] > 0
 
     def turn_done(self, state):
         return state._h[..., LAYOUT.head["turn_done"]] > 0

@@ -62,11 +62,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from kanjax.api import Array, Env, ObservationSpec, ObsField, State, common_summary, register_state
+from kanjax.api import Array, ObservationSpec, ObsField, State, common_summary, register_state
 from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import read_deal
 from kanjax.core.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
 from kanjax.core.layout import Layout
+from kanjax.core.match import DealSeries
 from kanjax.games.konkan import meld as mk
 from kanjax.games.konkan import spec as ks
 from kanjax.games.konkan import views as kon_views
@@ -303,14 +304,16 @@ def _outcome(g: dict) -> Array:
     return jnp.select([konkan, hand_out], [ks.KONKAN, ks.HAND], ks.OUT)
 
 
-class KonkanEnv(Env):
-    """Konkan (`konkan`): see the module docstring. Actions: `spec`."""
+class KonkanEnv(DealSeries):
+    """Konkan (`konkan`): see the module docstring (`DealSeries`: the chance index, the
+    batched dealing of the next rounds). Actions: `spec`."""
 
     name = "konkan"
     num_actions = ks.NUM_ACTIONS
     card_actions = 0
     bench_baseline = ("gin_rummy", "decisions")  # the nearest rummy OpenSpiel plays
     card_deck = ks.DECK
+    layout = LAYOUT
     version = "1"
     role_names = ("dealer", "first", "other")
     heuristic = "kanjax.games.konkan.heuristic:make_konkan_heuristic"
@@ -543,7 +546,7 @@ class KonkanEnv(Env):
         return self._finalize(self._start_round(_shuffled(ko), dealer, jnp.int32(1), None,
                                                 jnp.int32(0)))
 
-    def _next_round(self, s: KonState, key: Array) -> KonState:
+    def _dealt(self, s: KonState, key: Array) -> KonState:
         """`s`, whose step ended a round that is not the game's last, with the next round dealt
         from `key` by the next dealer (KON-5)."""
         g = self._unpack(s)
@@ -597,7 +600,7 @@ class KonkanEnv(Env):
     def _step(self, s: KonState, action: Array, key: Array) -> KonState:
         """The action (`_core`), then a new turn's start (`_resolve`: the draw mask, or the round
         ends blocked), the round's end (`_end_round`), the next round's deal from `key`
-        (`_next_round`) and the PHASE_ACT mask (`_finalize`). Without a key only `_core`:
+        (`_dealt`) and the PHASE_ACT mask (`_finalize`). Without a key only `_core`:
         `step_batch` does the rest in the lanes that need it."""
         nxt = self._core(s, action)
         if key is None:
@@ -607,14 +610,14 @@ class KonkanEnv(Env):
         g = self._unpack(nxt)
         nxt = tree_where(g["ending"] > 0, self._end_round(nxt), nxt)
         g = self._unpack(nxt)
-        nxt = tree_where((g["round_over"] == 1) & ~nxt.terminated, self._next_round(nxt, key),
+        nxt = tree_where((g["round_over"] == 1) & ~nxt.terminated, self._dealt(nxt, key),
                          nxt)
         return self._finalize(nxt)
 
     # ---- the action's effect (`_core`), stage by stage ------------------------------------
     def _core(self, s: KonState, action: Array) -> KonState:
         """The action's effect (legal: `Env.step` checked the mask); a new turn's start is left
-        pending (`_resolve`), an ended round's next deal too (`_next_round`). Stages: the
+        pending (`_resolve`), an ended round's next deal too (`_dealt`). Stages: the
         table (`_table_after`: a new meld, a layoff, a retrieval), the hand and selection
         (`_cards_after`), the turn's flags (`_turn_flags`), the pile, the snapshot and
         `retract` (`_snapshot`), the turn's end (`_turn_end`)."""
@@ -736,9 +739,9 @@ class KonkanEnv(Env):
                                            moved.current_player), moved, max(8, b // 16))
         moved = moved.replace(_h=h, _w=w, rewards=rewards, terminated=terminated,
                               current_player=cur)
-        g = LAYOUT.unpack(moved)
-        moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
-                             moved, keys, max(8, b // 16))
+        # the next rounds' deals: where a round ended (`deal_done`) and the game goes on,
+        # exactly the lanes of `round_over`
+        moved = self._deal_lanes(moved, own, keys)
         moved = self._finalize_batch(moved)
 
         def last(state, moved, legal):
@@ -753,15 +756,8 @@ class KonkanEnv(Env):
         return jax.vmap(last)(states, moved, legal)
 
     # ---- episode facts ----------------------------------------------------------------------
-    def _deal_done(self, state: KonState) -> Array:
-        return state._h[..., LAYOUT.head["deal_done"]] == 1
-
     def turn_done(self, state: KonState) -> Array:
         return state._h[..., LAYOUT.head["turn_done"]] == 1
-
-    def chance_index(self, state: KonState) -> Array:
-        """Rounds dealt after the first: the next round's chance index."""
-        return state._h[..., LAYOUT.head["dealt"]].astype(jnp.int32)
 
     # ---- views ------------------------------------------------------------------------------
     def _obs_spec(self) -> ObservationSpec:
