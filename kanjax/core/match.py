@@ -56,7 +56,7 @@ class DealSeries(Env):
         return self.layout.get(state, "dealt")
 
     def _deal_done(self, state: State) -> Array:
-        return self.layout.get(state, "deal_done") > 0
+        return state._h[..., self.layout.head["deal_done"]] > 0
 
 
 @register_state
