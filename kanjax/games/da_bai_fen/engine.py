@@ -85,6 +85,12 @@ class DbfState(MatchState):
     _str: Array
 
 
+def _header_slots(g: dict) -> dict:
+    """The working slots `g` less the hand's card tables (`CARD_TABLES`): what `LAYOUT.pack`
+    takes (strictly: any other slot is an error)."""
+    return {k: v for k, v in g.items() if k not in CARD_TABLES}
+
+
 tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
 
 
@@ -548,7 +554,7 @@ class DbfEnv(MatchEnv):
         g, loc, place, picked, by = self._mat(w)
         _, eff, strength = self._tables(g)
         s = s.replace(_eff=eff.astype(jnp.int8), _str=strength.astype(jnp.int8))
-        g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
+        g = _header_slots(g)
         h, wide = LAYOUT.pack(g)
         s = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8),
                       _picked=picked, _by=by.astype(jnp.int8),
@@ -692,7 +698,7 @@ class DbfEnv(MatchEnv):
         common = (legal & ~s.terminated & ~s.truncated & (s.step_count + 1 < self.max_steps)
                   & (drawing | q["picks"] | q["full"] | q["close"] | q["pen"]) & ~last
                   & ~annulled & (g["phase"] != ds.PHASE_OVER))
-        h, wide = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
+        h, wide = LAYOUT.pack(_header_slots(g))
         _, new_eff, new_str = self._tables(g)  # R and T change where the draw ended
         nxt = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _picked=picked,
                         _eff=jnp.where(drawing, new_eff, eff).astype(jnp.int8),
