@@ -1,19 +1,21 @@
 """A match of deals: the base of the games whose match is several deals (a round of deals,
 hands played to a target level).
 
-`MatchState`: card locations `_loc` (int8, one code per card id, the game's own), the header
-of named slots (`kanjax.core.layout.Layout`: `_h` int8, `_w` int32) and `_last` (int8, the
-game's record of the previous deal, `_deal_record`, taken when the next one is dealt: the
-finished deal's tricks and points stay visible while the next is played). The header has the
-slots `deal_done` (the last step ended a deal) and
-`dealt` (deals dealt after the first: the chance index, so duplicate play can key each
-deal's shuffle by it).
+`DealSeries`, what every such game shares whatever its state: a header of named slots
+(`kanjax.core.layout.Layout`) with the slots `deal_done` (the last step ended a deal) and
+`dealt` (deals dealt after the first: the chance index, so duplicate play can key each deal's
+shuffle by it), and the batched dealing: the next deal is dealt in the step that ends one,
+from the step's key (every state returned is at a decision), but a game's `step_batch` steps
+the batch without dealing and deals only in the lanes whose step ended a deal (about one in
+50 in Kan), a few lanes at a time (`_deal_lanes`, `jaxutil.update_lanes`), with the game's
+`_dealt`.
 
-The next deal is dealt in the step that ends one, from the step's key (every state returned
-is at a decision). `MatchEnv.step_batch` gives the same results cheaper: the batch steps
-without dealing (the game's `_step` with key None must then leave the finished deal as it is),
-and only the lanes whose step ended a deal (about one in 50 in Kan) shuffle and deal, a few
-lanes at a time (`jaxutil.update_lanes`).
+`MatchEnv` adds a state shape and the whole step around it (Kan, Da Bai Fen): `MatchState`,
+card locations `_loc` (int8, one code per card id, the game's own), the header `_h` (int8) /
+`_w` (int32) and `_last` (int8, the game's record of the previous deal, `_deal_record`, taken
+when the next one is dealt: the finished deal's tricks and points stay visible while the next
+is played). Its `step_batch` is the game's `_step` with key None (which must then leave the
+finished deal as it is) and `_deal_lanes`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,35 @@ from kanjax.core import jaxutil
 from kanjax.core.layout import Layout
 
 
+class DealSeries(Env):
+    """A match of several deals over a header `layout` with slots `deal_done` and `dealt`
+    (see the module docstring). A game writes `_dealt` (a state whose step ended a deal,
+    with the next deal dealt from a key as `step` deals it)."""
+
+    layout: Layout
+
+    def _dealt(self, s: State, key: Array) -> State:
+        """`s`, whose last step ended a deal but did not deal the next one, with that deal
+        dealt from `key` as `step` would have."""
+        raise NotImplementedError
+
+    def _deal_lanes(self, nxt: State, own: Array, keys: Array,
+                    share: float = 1 / 16) -> State:
+        """The batch `nxt`, stepped without dealing (`own`: the lanes where it was the
+        game's own step), with the next deal dealt (`_dealt`) where a deal ended and the
+        match goes on, max(8, `share` x B) lanes at a time."""
+        need = own & self._deal_done(nxt) & ~nxt.terminated
+        return jaxutil.update_lanes(need, self._dealt, nxt, keys,
+                                    max(8, int(need.shape[0] * share)))
+
+    def chance_index(self, state: State) -> Array:
+        """Deals dealt so far after the first: the next deal's chance index."""
+        return self.layout.get(state, "dealt")
+
+    def _deal_done(self, state: State) -> Array:
+        return state._h[..., self.layout.head["deal_done"]] > 0
+
+
 @register_state
 @dataclasses.dataclass(frozen=True)
 class MatchState(State):
@@ -40,14 +71,12 @@ class MatchState(State):
     _last: Array
 
 
-class MatchEnv(Env):
+class MatchEnv(DealSeries):
     """A match of deals over a `MatchState` (see the module docstring).
 
     A game sets `layout` (with slots `deal_done` and `dealt`) and writes `_new_deal` (the
     next deal of the match from the slots and a key), `_deal_record` (what `_last` keeps of a
     finished deal) and `_legal` (a state's legal mask)."""
-
-    layout: Layout
 
     def _new_deal(self, g: dict[str, Array], key: Array) -> tuple[dict[str, Array], Array,
                                                                     Array]:
@@ -101,25 +130,9 @@ class MatchEnv(Env):
         nxt, own = jax.vmap(lambda s, a: self._template(s, a, None))(states, actions)
         return self._deal_lanes(nxt, own, keys)
 
-    def _deal_lanes(self, nxt: MatchState, own: Array, keys: Array,
-                    share: float = 1 / 16) -> MatchState:
-        """The batch `nxt`, stepped without dealing (`_template` with no key; `own`: the
-        lanes where it was the game's own step), with the next deal dealt where a deal ended
-        and the match goes on, max(8, `share` x B) lanes at a time."""
-        need = own & self._deal_done(nxt) & ~nxt.terminated
-        return jaxutil.update_lanes(need, self._dealt, nxt, keys,
-                                    max(8, int(need.shape[0] * share)))
-
     def ended_deal(self, state: MatchState, action: Array) -> MatchState:
         """`step` without the next deal (`_step` with no key): where `action` ends a deal,
         the deal as it ended, its legal mask empty (a deal ended early may leave cards in
         hand, but nobody acts between deals)."""
         ended = self._template(state, action, None)[0]
         return ended.replace(legal_action_mask=jnp.zeros_like(ended.legal_action_mask))
-
-    def chance_index(self, state: MatchState) -> Array:
-        """Deals dealt so far after the first: the next deal's chance index."""
-        return state._w[..., self.layout.wide["dealt"]]
-
-    def _deal_done(self, state: MatchState) -> Array:
-        return state._h[..., self.layout.head["deal_done"]] > 0

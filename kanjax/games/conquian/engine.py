@@ -41,7 +41,6 @@ import numpy as np
 
 from kanjax.api import (
     Array,
-    Env,
     ObservationSpec,
     ObsField,
     State,
@@ -54,6 +53,7 @@ from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import deck_places, read_deal
 from kanjax.core.jaxutil import tree_where, update_lanes
 from kanjax.core.layout import Layout
+from kanjax.core.match import DealSeries
 from kanjax.core.scenes import label, legal_names, shows_mover, status, to_act
 from kanjax.games.conquian import meld
 from kanjax.games.conquian import spec as cq
@@ -63,7 +63,7 @@ N = cq.NUM_CARDS
 IDS = np.arange(N)
 LAYOUT = Layout([(k, None) for k in (
     "phase", "dealer", "exposed", "fresh", "forced", "refusal", "turned", "outcome", "winner",
-    "turn_done", "deal_done", "pot")], [("dealt", None)])
+    "turn_done", "deal_done", "pot")], [("dealt", None)], name="conquian")
 DEAL_FIELDS = ("dealer", "deck")
 NO_CARD = -1
 
@@ -109,9 +109,10 @@ def _one_card(card: Array) -> Array:
     return meld.words((IDS == card) & (card >= 0))
 
 
-class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
-    """Conquian (`conquian`): two players, one deal. Actions: `spec` (picks, take, pass,
-    decline, demand, waive, discards, layoffs)."""
+class ConquianEnv(DealSeries, Views, TournamentViews, Bots, Benchmarked):
+    """Conquian (`conquian`): two players, a deal or a series of deals (`DealSeries`: the
+    chance index, the batched dealing). Actions: `spec` (picks, take, pass, decline, demand,
+    waive, discards, layoffs)."""
 
     name = "conquian"
     num_players = 2
@@ -120,6 +121,7 @@ class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
     heuristic = "kanjax.games.conquian.heuristic:make_conquian_heuristic"
     bench_baseline = ("gin_rummy", "decisions")  # the nearest rummy OpenSpiel plays
     bench_kernels = "kanjax.games.conquian.meld:throughput"
+    layout = LAYOUT
 
     def __init__(self, config: cq.CqConfig | None = None) -> None:
         self.config = config = config or cq.CqConfig()
@@ -183,8 +185,7 @@ class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
                            max(8, b // 8))
         if self.max_deals == 1:
             return nxt
-        deal = own & self._deal_done(nxt) & ~nxt.terminated
-        return update_lanes(deal, self._next_deal, nxt, keys, max(8, b // 16))
+        return self._deal_lanes(nxt, own, keys)
 
     # ---- init and step ----------------------------------------------------------------------
     def _state(self, loc, place, picked, g, cur, rewards=None, terminated=None,
@@ -227,7 +228,7 @@ class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
                   else jnp.int32(self.config.dealer))
         return self._start(_shuffled(ko), dealer)
 
-    def _next_deal(self, s: CqState, key: Array) -> CqState:
+    def _dealt(self, s: CqState, key: Array) -> CqState:
         """`s`, whose step drew a deal of a series (CQ-20, CQ-22), with the next deal dealt
         from `key` by the other seat (CQ-4) and the pot one stake higher."""
         g = LAYOUT.unpack(s)
@@ -305,15 +306,7 @@ class ConquianEnv(Env, Views, TournamentViews, Bots, Benchmarked):
                         result.astype(jnp.float32), last, layoffs=key is not None)
         if key is None or self.max_deals == 1:  # step_batch deals in the lanes that need it
             return s
-        return tree_where(over & ~last, self._next_deal(s, key), s)
-
-    def _deal_done(self, state: CqState) -> Array:
-        return state._h[..., LAYOUT.head["deal_done"]] == 1
-
-    def chance_index(self, state: CqState) -> Array:
-        """Deals dealt after the first: the next deal's chance index (duplicate play deals
-        the same series to both seatings)."""
-        return state._w[..., LAYOUT.wide["dealt"]]
+        return tree_where(over & ~last, self._dealt(s, key), s)
 
     def turn_done(self, state: CqState) -> Array:
         return state._h[..., LAYOUT.head["turn_done"]] == 1

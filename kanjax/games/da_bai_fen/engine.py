@@ -68,7 +68,7 @@ HEAD = [(k, None) for k in (
     "cur", "nskip", "nkind", "nstarter", "ndecl", "took", "kt", "kturned")] + [
     ("pts", 2), ("lev", 2), ("lpts", 2), ("tw", NUM_TRICKS), ("first", 4)]
 WIDE = [("P", None), ("kb", 2), ("hands_played", None), ("dealt", None)]
-LAYOUT = Layout(HEAD, WIDE)
+LAYOUT = Layout(HEAD, WIDE, name="da_bai_fen")
 CARD_TABLES = ("eff", "str")  # the hand's card tables in the working state (`_tables`)
 # `step_batch`: the share of lanes taken at a time by the whole step and by the dealing
 # (random play: about 0.3% and 7% of the lanes a step; one trip of the loop in most steps)
@@ -84,6 +84,12 @@ class DbfState(MatchState):
     _skip: Array
     _eff: Array
     _str: Array
+
+
+def _header_slots(g: dict) -> dict:
+    """The working slots `g` less the hand's card tables (`CARD_TABLES`): what `LAYOUT.pack`
+    takes (strictly: any other slot is an error)."""
+    return {k: v for k, v in g.items() if k not in CARD_TABLES}
 
 
 tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
@@ -550,7 +556,7 @@ class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
         g, loc, place, picked, by = self._mat(w)
         _, eff, strength = self._tables(g)
         s = s.replace(_eff=eff.astype(jnp.int8), _str=strength.astype(jnp.int8))
-        g = {k: g[k] for k in list(LAYOUT.head) + list(LAYOUT.wide)}
+        g = _header_slots(g)
         h, wide = LAYOUT.pack(g)
         s = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _place=place.astype(jnp.int8),
                       _picked=picked, _by=by.astype(jnp.int8),
@@ -665,30 +671,58 @@ class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
         Written for these cases only, from the hand's card tables the state keeps (`_eff`,
         `_str`): a few reductions over the cards and a few passes, where the whole step
         evaluates every stage (`step_batch` gives it the other lanes). With `jilin_dun` (V8)
-        trick play is never common.
+        trick play is never common. Stages: the exposure decision (`_exposure`), the discard
+        or play (`_common_play`), the slots (`_common_slots`), the cards (`_common_cards`),
+        the trick's points and the claims (`_common_claims`), the mask (`_common_legal`).
         """
-        cfg = self.config
         a = jnp.asarray(action, jnp.int32)
         g = LAYOUT.unpack(s)
         loc, picked, by = s._loc.astype(jnp.int32), s._picked, s._by.astype(jnp.int32)
         eff, strength = s._eff.astype(jnp.int32), s._str.astype(jnp.int32)
-        phase, cur, nplays, tno = g["phase"], g["cur"], g["nplays"], g["tno"]
+        phase = g["phase"]
         legal = (a >= 0) & (a < self.num_actions) & s.legal_action_mask[
             jnp.clip(a, 0, self.num_actions - 1)]
-        card = jnp.clip(a, 0, N - 1)
-        is_card = a < ds.PLAY
         # one reduction over the picked cards: how many, their effective suits' sum (a
         # lead's picks share one), how many are trumps and how many of the led suit
         sel = jnp.sum(jnp.where(picked, 1 + (eff << 6) + ((eff == TRUMP) << 12)
                                 + ((eff == g["led"]) << 16), 0))
-        count, n_trump, n_led = sel & 63, (sel >> 12) & 15, (sel >> 16) & 15
         # an exposure decision: the whole stage (the next seat's turn, or the draw's end)
         drawing = (phase == ds.PHASE_DRAW) | (phase == ds.PHASE_FINAL_PASS)
         place = s._place.astype(jnp.int32)
         w, ended = self._exposure((g, loc, place, picked, by), phase, a, annul=False)
-        g, loc = w[:2]
-        annulled = ended & self._annulled(g)  # rare: the whole step
-        # the discard and trick play
+        annulled = ended & self._annulled(w[0])  # rare: the whole step
+        p = self._common_play(w[0], w[1], a, phase, g, sel, picked, eff, strength)
+        g, q = self._common_slots(w[0], p, g, eff)
+        loc, picked, by, tally, in_trick, expose = self._common_cards(g, q, w[1], picked, by,
+                                                                      eff)
+        g, loc, last = self._common_claims(g, q, loc, tally, in_trick)
+        g = self._end_hand((g, loc, place, picked, by), q["pen"], ds.PENALTY)[0]
+        common = (legal & ~s.terminated & ~s.truncated & (s.step_count + 1 < self.max_steps)
+                  & (drawing | q["picks"] | q["full"] | q["close"] | q["pen"]) & ~last
+                  & ~annulled & (g["phase"] != ds.PHASE_OVER))
+        h, wide = LAYOUT.pack(_header_slots(g))
+        _, new_eff, new_str = self._tables(g)  # R and T change where the draw ended
+        nxt = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _picked=picked,
+                        _eff=jnp.where(drawing, new_eff, eff).astype(jnp.int8),
+                        _str=jnp.where(drawing, new_str, strength).astype(jnp.int8),
+                        _by=by.astype(jnp.int8), current_player=g["cur"].astype(jnp.int8),
+                        _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8),
+                        step_count=s.step_count + 1)
+        mask = self._common_legal(g, loc, picked, eff, q["count"], q["sel_eff"],
+                                  (tally >> 16) & 255, q["led_picked"], expose)
+        return nxt.replace(legal_action_mask=mask), common
+
+    def _common_play(self, g, loc, a, phase, g0, sel, picked, eff, strength) -> dict:
+        """The discard or play of a common step (slots `g` after the exposure stage, `g0`
+        before it; `sel` the picked cards' reduction): a discard pick, the sixth (`full`), a
+        lead's pick, a follower's pick, a lead by `play`, whether the play closes (or a
+        multi-lead DBF-23 refuses: `pen`, DBF-24), its strength (DBF-26) and the trick's
+        best so far."""
+        cfg = self.config
+        cur, nplays = g0["cur"], g0["nplays"]
+        count, n_trump = sel & 63, (sel >> 12) & 15
+        card = jnp.clip(a, 0, N - 1)
+        is_card = a < ds.PLAY
         leading = nplays == 0
         playing = (phase == ds.PHASE_PLAY) & (not cfg.jilin_dun)
         disc = (phase == ds.PHASE_DISCARD) & is_card
@@ -718,57 +752,81 @@ class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
                        jnp.where(all_trump, tk.TRUMP_BASE + top[0],
                                  jnp.where(top[1] >= 0, tk.LED_BASE + top[1], 0)))
         better = leading | (st > g["best_s"])
-        ends = close & (nplays == 3)
-        win = jnp.where(better, cur, g["best_p"])
         fpick = follow & ~close
-        picks = (disc & ~full) | lead_pick | fpick
+        return {"card": card, "leading": leading, "full": full, "follow": follow,
+                "close": close, "pen": pen, "led": led, "st": st, "better": better,
+                "ends": close & (nplays == 3), "win": jnp.where(better, cur, g["best_p"]),
+                "fpick": fpick, "picks": (disc & ~full) | lead_pick | fpick, "count": count,
+                "n_led": (sel >> 16) & 15}
+
+    def _common_slots(self, g, p, g0, eff) -> tuple[dict, dict]:
+        """The slots after the common step's play `p` (`g`: after the exposure stage, `g0`:
+        before it), computed once with the values the card passes read (`_mat_slots`):
+        (slots, those values)."""
+        cur, nplays, tno = g0["cur"], g0["nplays"], g0["tno"]
+        close, pen, leading, ends, win = p["close"], p["pen"], p["leading"], p["ends"], p["win"]
+        picks, full, card, count = p["picks"], p["full"], p["card"], p["count"]
         g = dict(g)
         g["turn_done"] = jnp.where(picks, 0, 1)
         g["deal_done"] = jnp.int32(0)
         g["nskip"] = jnp.int32(0)
         g["n"] = jnp.where((close | pen) & leading, count, g["n"])
-        g["led"] = jnp.where(close | pen, led, g["led"])
+        g["led"] = jnp.where(close | pen, p["led"], g["led"])
         g["dun"] = jnp.where((close | pen) & leading, 0, g["dun"])
-        g["best_s"] = jnp.where((close & better) | pen, st, g["best_s"])
+        g["best_s"] = jnp.where((close & p["better"]) | pen, p["st"], g["best_s"])
         g["best_p"] = jnp.where(close | pen, win, g["best_p"])
         g["nplays"] = jnp.where(ends, 0, nplays + (close | pen))
         g["cur"] = jnp.where(ends, win, jnp.where(close | pen, (cur + 1) % 4, g["cur"]))
         g["tleader"] = jnp.where(ends, win, g["tleader"])
         g["tno"] = tno + ends
         g["tw"] = jnp.where(ends & (jnp.arange(NUM_TRICKS) == tno), win, g["tw"])
-        g, v = self._mat_slots(g, picks, close, follow, 4 * tno + cur, ends, win % 2,
+        g, v = self._mat_slots(g, picks, close, p["follow"], 4 * tno + cur, ends, win % 2,
                                jnp.where(close | full | pen, 0, count + picks), eff[card],
                                full, self._expo_rank(g, g["cur"]), pen,
-                               jnp.where(fpick, n_led + (eff[card] == g["led"]), 0))
-        picks, close, follow, ends, full = v[0] > 0, v[1] > 0, v[2] > 0, v[4] > 0, v[8] > 0
-        mark, team, count, sel_eff, er, led_picked = v[3], v[5], v[6], v[7], v[9], v[11]
-        pen = v[10] > 0
-        # the cards
-        played = (close | pen) & (picked | (follow & (IDS == card)))
+                               jnp.where(p["fpick"], p["n_led"] + (eff[card] == g["led"]), 0))
+        return g, {"picks": v[0] > 0, "close": v[1] > 0, "follow": v[2] > 0, "mark": v[3],
+                   "ends": v[4] > 0, "team": v[5], "count": v[6], "sel_eff": v[7],
+                   "full": v[8] > 0, "er": v[9], "pen": v[10] > 0, "led_picked": v[11],
+                   "card": card}
+
+    @staticmethod
+    def _common_cards(g, q, loc, picked, by, eff):
+        """The cards after the common step (`q`: `_common_slots`' values): the play or the
+        kitty's cards moved, the selection, then one reduction (`tally`): after the sixth
+        discard, each seat's trumps (4 bits a seat); else the trick's points, the cards in
+        hand, the mover's cards of the led suit and the suits of his exposable cards (DBF-12,
+        13, 22). Returns (loc, picked, by, tally, the cards in the trick, the exposures)."""
+        card, close, full, pen, picks = q["card"], q["close"], q["full"], q["pen"], q["picks"]
+        played = (close | pen) & (picked | (q["follow"] & (IDS == card)))
         picked = picked | ((picks | full) & (IDS == card))
         loc = jnp.where(full & picked, ds.LOC_KITTY, jnp.where(played, ds.LOC_TRICK, loc))
         picked = picked & ~close & ~full & ~pen
         loc = jaxutil.materialize(loc)  # read by several passes below
-        by = jnp.where(played, mark, by)
+        by = jnp.where(played, q["mark"], by)
         in_trick = loc == ds.LOC_TRICK
         in_hand = (loc >= 0) & (loc < 4)
-        # one reduction: after the sixth discard, each seat's trumps (4 bits a seat); else the
-        # trick's points, the cards in hand, the mover's cards of the led suit and the suits
-        # of his exposable cards (DBF-12, 13, 22)
         mine = loc == g["cur"]
         tally = jnp.sum(jnp.where(full, jnp.where(in_hand & (eff == TRUMP), 1 << (4 * loc), 0),
                                   jnp.where(in_trick, jnp.asarray(POINTS), 0)
                                   + jnp.where(in_hand, 256, 0)
                                   + jnp.where(mine & (eff == g["led"]), 1 << 16, 0)
-                                  + jnp.where(mine & (jnp.asarray(PRANK) == er),
+                                  + jnp.where(mine & (jnp.asarray(PRANK) == q["er"]),
                                               1 << (24 + jnp.asarray(PSUIT) % 4), 0)))
-        pts, in_hands, of_led = tally & 255, (tally >> 8) & 255, (tally >> 16) & 255
         expose = ((tally >> (24 + jnp.arange(4))) & 1 > 0) & (
             (g["phase"] == ds.PHASE_DRAW) | (g["phase"] == ds.PHASE_FINAL_PASS))
+        return loc, picked, by, tally, in_trick, expose
+
+    @staticmethod
+    def _common_claims(g, q, loc, tally, in_trick):
+        """The trick's points to its winner's team where it ended (and whether it was the
+        hand's last: scored, not a common step), then after the sixth discard the claims
+        (DBF-18): the first seat from L without trumps, else play. Returns (slots, loc,
+        last)."""
+        ends, team, full = q["ends"], q["team"], q["full"]
+        pts, in_hands = tally & 255, (tally >> 8) & 255
         g["pts"] = jnp.where(ends & (jnp.arange(2) == team), g["pts"] + pts, g["pts"])
         last = ends & (in_hands == 0)  # the hand's last trick: scored
         loc = jnp.where(ends & in_trick, ds.LOC_WON + team, loc)
-        # the claims after the discard (DBF-18): the first seat from L without trumps
         L = g["leader"]
         seats = (L + jnp.arange(4)) % 4
         none = (tally >> (4 * seats)) & 15 == 0
@@ -779,21 +837,7 @@ class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
         g["cidx"] = jnp.where(claim, j, g["cidx"])
         g["cur"] = jnp.where(full, jnp.where(claim, seats[j], L), g["cur"])
         g["tleader"] = jnp.where(full & ~claim, L, g["tleader"])
-        g = self._end_hand((g, loc, place, picked, by), pen, ds.PENALTY)[0]
-        common = (legal & ~s.terminated & ~s.truncated & (s.step_count + 1 < self.max_steps)
-                  & (drawing | picks | full | close | pen) & ~last & ~annulled
-                  & (g["phase"] != ds.PHASE_OVER))
-        h, wide = LAYOUT.pack({k: g[k] for k in (*LAYOUT.head, *LAYOUT.wide)})
-        _, new_eff, new_str = self._tables(g)  # R and T change where the draw ended
-        nxt = s.replace(_h=h, _w=wide, _loc=loc.astype(jnp.int8), _picked=picked,
-                        _eff=jnp.where(drawing, new_eff, eff).astype(jnp.int8),
-                        _str=jnp.where(drawing, new_str, strength).astype(jnp.int8),
-                        _by=by.astype(jnp.int8), current_player=g["cur"].astype(jnp.int8),
-                        _skip=jnp.full((MAX_SKIP, N), -1, jnp.int8),
-                        step_count=s.step_count + 1)
-        mask = self._common_legal(g, loc, picked, eff, count, sel_eff, of_led, led_picked,
-                                  expose)
-        return nxt.replace(legal_action_mask=mask), common
+        return g, loc, last
 
     def _common_legal(self, g, loc, picked, eff, count, sel_eff, of_led, led_picked,
                       expose) -> Array:
@@ -990,9 +1034,6 @@ class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
         passes = drawing | (phase == ds.PHASE_CLAIM)
         claim = phase == ds.PHASE_CLAIM
         return jnp.concatenate([picks, play[None], expose, passes[None], claim[None]])
-
-    def _deal_done(self, state):
-        return state._h[..., LAYOUT.head["deal_done"]] > 0
 
     def turn_done(self, state):
         return state._h[..., LAYOUT.head["turn_done"]] > 0

@@ -64,7 +64,6 @@ import numpy as np
 
 from kanjax.api import (
     Array,
-    Env,
     ObservationSpec,
     ObsField,
     State,
@@ -76,6 +75,8 @@ from kanjax.capabilities import Benchmarked, Bots, TournamentViews, Views
 from kanjax.core.cards import Deal, format_deal
 from kanjax.core.deal_fields import read_deal
 from kanjax.core.jaxutil import random_ranks, tree_where, update_lanes, update_lanes_batched
+from kanjax.core.layout import Layout
+from kanjax.core.match import DealSeries
 from kanjax.games.konkan import meld as mk
 from kanjax.games.konkan import spec as ks
 from kanjax.games.konkan import views as kon_views
@@ -91,30 +92,11 @@ TURN_FLAGS = ("opened_start", "turn_melds", "turn_run", "kr10", "kr11", "ks3", "
 HEAD = ("phase", "dealer", "round", "drawn", "pile_n", "nmelds", "snap_nmelds", "taken",
         "opened", "requested", *TURN_FLAGS, "outcome", "finisher", "turn_done", "deal_done",
         "pending", "ending", "round_over", "winners", "turns", "turn_value", "dealt")
-HI = {k: i for i, k in enumerate(HEAD)}  # `_h` int16[len(HEAD)]; `_w` int32[2, 5]: totals, scores
 
 
-class _Layout:
-    """The state header: the named scalars of `_h` (int16; a plain vector: one slice per read,
-    one stack per write) and the totals and last round's scores in `_w` (int32[2, 5])."""
-
-    head = HI
-    wide = {"totals": 0, "scores": 1}
-
-    @staticmethod
-    def unpack(s) -> dict:
-        h = s._h.astype(jnp.int32)
-        g = {k: h[..., i] for k, i in HI.items()}
-        g["totals"], g["scores"] = s._w[..., 0, :], s._w[..., 1, :]
-        return g
-
-    @staticmethod
-    def pack(g) -> tuple[Array, Array]:
-        h = jnp.stack([jnp.asarray(g[k]).astype(jnp.int32) for k in HEAD]).astype(jnp.int16)
-        return h, jnp.stack([g["totals"], g["scores"]]).astype(jnp.int32)
-
-
-LAYOUT = _Layout()
+# `_h` int16[len(HEAD)]; `_w` int32[2, 5]: the totals and the last round's scores
+LAYOUT = Layout([(k, None) for k in HEAD], [("totals", 5), ("scores", 5)],
+                head_dtype=jnp.int16, wide_shape=(2, 5), name="konkan")
 RUN_LENGTHS = sum(1 << k for k in range(3, 14))
 SET_SIZES = (1 << 3) | (1 << 4)
 FULL_1_13 = 0x3FFE  # a run on positions 1..13 is stored on 0..12 (KON-38)
@@ -164,14 +146,183 @@ def _shuffled(key: Array) -> Array:
     return jnp.zeros(N_DECK, jnp.int32).at[rank].set(jnp.asarray(TYPES))
 
 
-class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
-    """Konkan (`konkan`): see the module docstring. Actions: `spec`."""
+MELD_FIELDS = {"kind": "_mk", "own": "_mo", "key": "_mx", "nat": "_mn", "jok": "_mj"}
+
+
+def _action_kinds(a: Array) -> dict[str, Array]:
+    """Which kind of action `a` is (spec's id blocks), and the finishing kinds grouped."""
+    x = {"pick": a < ks.RUN, "run": (a >= ks.RUN) & (a < ks.SET), "set": a == ks.SET,
+         "lay": (a >= ks.LAYOFF) & (a < ks.LAYOFF_LOW),
+         "low": (a >= ks.LAYOFF_LOW) & (a < ks.RETRIEVE),
+         "ret": (a >= ks.RETRIEVE) & (a < ks.DISCARD), "disc": (a >= ks.DISCARD) & (a < ks.DRAW),
+         "draw": a == ks.DRAW, "take": a == ks.TAKE, "req": a == ks.REQUEST,
+         "retract": a == ks.RETRACT}
+    x["new_meld"] = x["run"] | x["set"]
+    x["on_table"] = x["lay"] | x["low"] | x["ret"]
+    x["finish"] = x["new_meld"] | x["on_table"]
+    return x
+
+
+def _selection_shape(sel: Array) -> dict[str, Array]:
+    """The selection `sel` (int32[53]) as words: its suit words `sw` and rank suits `sr`
+    (`meld`), its first suit and rank, its cards `k` and jokers `js`."""
+    sw, sr = mk.suit_words(sel), mk.rank_suits(sel)
+    return {"sw": sw, "sr": sr, "suit": jnp.argmax(sw != 0), "rank": jnp.argmax(sr != 0),
+            "k": sel.sum(), "js": sel[ks.JOKER]}
+
+
+def _pos_bits(x: Array) -> Array:
+    return ((x >> jnp.arange(14)) & 1) == 1
+
+
+def _unshift(x: Array) -> Array:
+    """A run on positions 1..13 stored on 0..12 (KON-38)."""
+    return (x & 0x1FFF) | ((x >> 13) & 1)
+
+
+def _new_run(a: Array, ss: dict) -> tuple[Array, Array, Array]:
+    """`run p` (KON-E6) with the selection `ss`: (natural positions, joker positions, the
+    run's value)."""
+    p = a - ks.RUN
+    k = ss["k"]
+    window = jnp.asarray(mk.RANGE_POS)[jnp.clip(p, 0, 13), jnp.clip(p + k - 1, 0, 13)]
+    nat = mk.ranks_to_pos(ss["sw"][ss["suit"]], p > 0)
+    value = jnp.where(_pos_bits(window), jnp.asarray(mk.POS_VALUE), 0).sum()
+    return nat, window & ~nat, value
+
+
+def _on_meld(x: dict, m: Array, t: dict, ss: dict) -> dict[str, Array]:
+    """A layoff (KON-E7) or retrieval (KON-E8) on meld `m` with the selection `ss`: the
+    meld's new naturals and jokers, per case (run / set meld), and the jokers retrieved."""
+    nat, jok, k = t["nat"][m], t["jok"][m], ss["k"]
+    is_setm = t["kind"][m] == ks.SET_MELD
+    occ = nat | jnp.where(t["kind"][m] == ks.RUN_MELD, jok, 0)
+    lo, hi = mk.lowest(occ), mk.highest(occ)
+    hi_rng = jnp.asarray(mk.RANGE_POS)[jnp.clip(hi + 1, 0, 13), jnp.clip(hi + k, 0, 13)]
+    lo_rng = jnp.asarray(mk.RANGE_POS)[jnp.clip(lo - k, 0, 13), jnp.clip(lo - 1, 0, 13)]
+    msw = ss["sw"][jnp.clip(t["key"][m], 0, 3)]
+    lay_nat = mk.ranks_to_pos(msw, x["lay"])
+    rng_ = jnp.where(x["lay"], hi_rng, lo_rng)
+    r_rank = mk.lowest(msw)
+    rank_pos = jnp.where(r_rank == 0, 1 | (1 << 13), 1 << r_rank)
+    ret_bit = jok & rank_pos
+    return {"is_setm": is_setm,
+            "run_lay": (nat | lay_nat, jok | (rng_ & ~lay_nat)),
+            "set_lay": (nat | ss["sr"][jnp.clip(t["key"][m], 0, 12)], jok + ss["js"]),
+            "run_ret": (nat | ret_bit, jok & ~ret_bit), "set_ret": (15, 0),
+            "gained": jnp.where(x["ret"], jnp.where(is_setm, jok, 1), 0)}
+
+
+def _table_after(x: dict, a: Array, nmelds: Array, t: dict, ss: dict, cur: Array
+                 ) -> tuple[dict, Array, Array]:
+    """The table melds `t` after a finishing action (`run p`, `set`, `layoff m`, `layoff m
+    low`, `retrieve m`) with the selection `ss`. Returns (melds, jokers gained, the new
+    run's value)."""
+    m = jnp.clip(jnp.select([x["lay"], x["low"], x["ret"]],
+                            [a - ks.LAYOFF, a - ks.LAYOFF_LOW, a - ks.RETRIEVE], 0), 0, M - 1)
+    slot = jnp.where(x["new_meld"], jnp.clip(nmelds, 0, M - 1), m)
+    run_nat, run_jok, run_value = _new_run(a, ss)
+    o = _on_meld(x, m, t, ss)
+    lay, setm = x["lay"] | x["low"], o["is_setm"]
+    cases = [x["run"], x["set"], lay & ~setm, x["lay"] & setm, x["ret"] & ~setm,
+             x["ret"] & setm]
+    parts = [(run_nat, run_jok), (ss["sr"][ss["rank"]], ss["js"]), o["run_lay"], o["set_lay"],
+             o["run_ret"], o["set_ret"]]
+    new_nat = jnp.select(cases, [p[0] for p in parts], t["nat"][slot])
+    new_jok = jnp.select(cases, [p[1] for p in parts], t["jok"][slot])
+    shift = (x["run"] | (lay & ~setm)) & ((new_nat | new_jok) == FULL_1_13)  # KON-38
+    new_nat = jnp.where(shift, _unshift(new_nat), new_nat)
+    new_jok = jnp.where(shift, _unshift(new_jok), new_jok)
+    at = jnp.arange(M) == slot
+    meld_at, new_at = x["finish"] & at, x["new_meld"] & at
+    t = {"nat": jnp.where(meld_at, new_nat, t["nat"]),
+         "jok": jnp.where(meld_at, new_jok, t["jok"]),
+         "kind": jnp.where(new_at, jnp.where(x["run"], ks.RUN_MELD, ks.SET_MELD), t["kind"]),
+         "own": jnp.where(new_at, cur, t["own"]),
+         "key": jnp.where(new_at, jnp.where(x["run"], ss["suit"], ss["rank"]), t["key"])}
+    return t, o["gained"], run_value
+
+
+def _turn_flags(g: dict, x: dict, ss: dict, sel: Array, run_value: Array, top: Array,
+                cur: Array) -> dict:
+    """The turn's flags and counters after the action (the selection `sel` before it):
+    melds and their value, the konkan parts (KON-27), the table actions, the taken card's
+    use, opened and requested seats, the draw and the take."""
+    taken = g["taken"]
+    has_taken = (taken >= 0) & (sel[jnp.clip(taken, 0, T - 1)] >= 1)
+    k, new_meld = ss["k"], x["new_meld"]
+    set_value = k * jnp.asarray(mk.RANK_VALUE)[jnp.clip(ss["rank"], 0, 12)]
+    lay = x["lay"] | x["low"]
+    g["nmelds"] = g["nmelds"] + new_meld
+    g["turn_melds"] = g["turn_melds"] + new_meld
+    g["turn_value"] = g["turn_value"] + jnp.where(x["run"], run_value,
+                                                  jnp.where(x["set"], set_value, 0))
+    g["turn_run"] = g["turn_run"] | x["run"]
+    g["kr10"] = g["kr10"] | (x["run"] & (k == 10))
+    g["kr11"] = g["kr11"] | (x["run"] & (k == 11))
+    g["ks3"] = g["ks3"] | (x["set"] & (k == 3))
+    g["ks4"] = g["ks4"] | (x["set"] & (k == 4))
+    g["layret"] = g["layret"] | x["on_table"]
+    g["taken_meld"] = g["taken_meld"] | (new_meld & has_taken)
+    g["taken_lay"] = g["taken_lay"] | (lay & has_taken)
+    g["laid_any"] = g["laid_any"] | new_meld | lay
+    g["acted"] = g["acted"] | x["finish"]
+    g["opened"] = jnp.where(new_meld, g["opened"] | (1 << cur), g["opened"])
+    g["requested"] = jnp.where(x["req"], g["requested"] | (1 << cur), g["requested"])
+    g["drawn"] = g["drawn"] + x["draw"]
+    g["taken"] = jnp.where(x["take"], top, taken)
+    return g
+
+
+def _snapshot(s: KonState, x: dict, g: dict, hand: Array, t: dict, cur: Array
+              ) -> tuple[Array, dict, tuple[Array, Array, Array], dict]:
+    """The snapshot after a draw or take (KON-35), and `retract` restoring it: the mover's
+    hand, the table's naturals and jokers, the melds laid this turn removed, the turn's
+    flags cleared. Returns (hand, melds, snapshot (hand, naturals, jokers), slots)."""
+    i32 = jnp.int32
+    snap, back = x["draw"] | x["take"], x["retract"]
+    sh = jnp.where(snap, hand, s._sh.astype(i32))
+    sn = jnp.where(snap, t["nat"], s._sn.astype(i32))
+    sj = jnp.where(snap, t["jok"], s._sj.astype(i32))
+    g["snap_nmelds"] = jnp.where(snap, g["nmelds"], g["snap_nmelds"])
+    hand = jnp.where(back, sh, hand)
+    keep = jnp.arange(M) < g["snap_nmelds"]
+    drop = back & ~keep
+    t = {"nat": jnp.where(back, jnp.where(keep, sn, 0), t["nat"]),
+         "jok": jnp.where(back, jnp.where(keep, sj, 0), t["jok"]),
+         "kind": jnp.where(drop, -1, t["kind"]), "own": jnp.where(drop, -1, t["own"]),
+         "key": jnp.where(drop, -1, t["key"])}
+    g["nmelds"] = jnp.where(back, g["snap_nmelds"], g["nmelds"])
+    g["opened"] = jnp.where(back & (g["opened_start"] == 0), g["opened"] & ~(1 << cur),
+                            g["opened"])
+    g["turn_value"] = jnp.where(back, 0, g["turn_value"])
+    for f in TURN_FLAGS:
+        if f != "opened_start":
+            g[f] = jnp.where(back, 0, g[f])
+    return hand, t, (sh, sn, sj), g
+
+
+def _outcome(g: dict) -> Array:
+    """How a player who goes out ends the round (KON-E13, KON-27): a konkan (a run of 10
+    and a set of 4, or 11 and 3, laid in the turn, nothing laid before), a hand (all his
+    melds this turn) or out."""
+    fresh = (g["opened_start"] == 0) & (g["layret"] == 0)
+    konkan = fresh & (g["turn_melds"] == 2) & (((g["kr10"] == 1) & (g["ks4"] == 1))
+                                               | ((g["kr11"] == 1) & (g["ks3"] == 1)))
+    hand_out = fresh & (g["turn_melds"] >= 1)
+    return jnp.select([konkan, hand_out], [ks.KONKAN, ks.HAND], ks.OUT)
+
+
+class KonkanEnv(DealSeries, Views, TournamentViews, Bots, Benchmarked):
+    """Konkan (`konkan`): see the module docstring (`DealSeries`: the chance index, the
+    batched dealing of the next rounds). Actions: `spec`."""
 
     name = "konkan"
     num_actions = ks.NUM_ACTIONS
     card_actions = 0
     bench_baseline = ("gin_rummy", "decisions")  # the nearest rummy OpenSpiel plays
     card_deck = ks.DECK
+    layout = LAYOUT
     version = "1"
     role_names = ("dealer", "first", "other")
     heuristic = "kanjax.games.konkan.heuristic:make_konkan_heuristic"
@@ -392,7 +543,7 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
         more melds all of them (`update_lanes`; in random play 2-3% of the lanes)."""
         b = s.legal_action_mask.shape[0]
         narrow = jax.vmap(functools.partial(self._finalize, width=ACT_WIDTH))(s)
-        wide = s._h[:, HI["nmelds"]] > ACT_WIDTH
+        wide = s._h[:, LAYOUT.head["nmelds"]] > ACT_WIDTH
         mask = update_lanes(wide, lambda _old, st: self._finalize(st).legal_action_mask,
                             narrow.legal_action_mask, s, max(8, b // 16))
         return s.replace(legal_action_mask=mask)
@@ -404,7 +555,7 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
         return self._finalize(self._start_round(_shuffled(ko), dealer, jnp.int32(1), None,
                                                 jnp.int32(0)))
 
-    def _next_round(self, s: KonState, key: Array) -> KonState:
+    def _dealt(self, s: KonState, key: Array) -> KonState:
         """`s`, whose step ended a round that is not the game's last, with the next round dealt
         from `key` by the next dealer (KON-5)."""
         g = self._unpack(s)
@@ -458,7 +609,7 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
     def _step(self, s: KonState, action: Array, key: Array) -> KonState:
         """The action (`_core`), then a new turn's start (`_resolve`: the draw mask, or the round
         ends blocked), the round's end (`_end_round`), the next round's deal from `key`
-        (`_next_round`) and the PHASE_ACT mask (`_finalize`). Without a key only `_core`:
+        (`_dealt`) and the PHASE_ACT mask (`_finalize`). Without a key only `_core`:
         `step_batch` does the rest in the lanes that need it."""
         nxt = self._core(s, action)
         if key is None:
@@ -468,195 +619,87 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
         g = self._unpack(nxt)
         nxt = tree_where(g["ending"] > 0, self._end_round(nxt), nxt)
         g = self._unpack(nxt)
-        nxt = tree_where((g["round_over"] == 1) & ~nxt.terminated, self._next_round(nxt, key),
+        nxt = tree_where((g["round_over"] == 1) & ~nxt.terminated, self._dealt(nxt, key),
                          nxt)
         return self._finalize(nxt)
 
+    # ---- the action's effect (`_core`), stage by stage ------------------------------------
     def _core(self, s: KonState, action: Array) -> KonState:
         """The action's effect (legal: `Env.step` checked the mask); a new turn's start is left
-        pending (`_resolve`), an ended round's next deal too (`_next_round`)."""
-        c = self.config
-        n = self.n
-        i32 = jnp.int32
+        pending (`_resolve`), an ended round's next deal too (`_dealt`). Stages: the
+        table (`_table_after`: a new meld, a layoff, a retrieval), the hand and selection
+        (`_cards_after`), the turn's flags (`_turn_flags`), the pile, the snapshot and
+        `retract` (`_snapshot`), the turn's end (`_turn_end`)."""
+        i32, i16, i8 = jnp.int32, jnp.int16, jnp.int8
         a = action.astype(i32)
-        g = self._unpack(s)
+        x = _action_kinds(a)
+        g = dict(self._unpack(s))
         cur = s.current_player.astype(i32)
-        hands = s._hands.astype(i32)
-        hand = hands[cur]
-        sel = s._sel.astype(i32)
-        mkind, mown, mkey = (x.astype(i32) for x in (s._mk, s._mo, s._mx))
-        mnat, mjok = s._mn.astype(i32), s._mj.astype(i32)
-        types = jnp.arange(T)
-
-        is_pick = a < ks.RUN
-        is_run = (a >= ks.RUN) & (a < ks.SET)
-        is_set = a == ks.SET
-        is_lay = (a >= ks.LAYOFF) & (a < ks.LAYOFF_LOW)
-        is_low = (a >= ks.LAYOFF_LOW) & (a < ks.RETRIEVE)
-        is_ret = (a >= ks.RETRIEVE) & (a < ks.DISCARD)
-        is_disc = (a >= ks.DISCARD) & (a < ks.DRAW)
-        is_draw, is_take = a == ks.DRAW, a == ks.TAKE
-        is_req, is_retract = a == ks.REQUEST, a == ks.RETRACT
-        finish = is_run | is_set | is_lay | is_low | is_ret
-        new_meld = is_run | is_set
-        on_table = is_lay | is_low | is_ret
-        m = jnp.clip(jnp.select([is_lay, is_low, is_ret], [a - ks.LAYOFF, a - ks.LAYOFF_LOW,
-                                                            a - ks.RETRIEVE], 0), 0, M - 1)
-        slot = jnp.where(new_meld, jnp.clip(g["nmelds"], 0, M - 1), m)
-
-        # the selection as words
-        sw = mk.suit_words(sel)
-        sr = mk.rank_suits(sel)
-        ssuit = jnp.argmax(sw != 0)
-        srank = jnp.argmax(sr != 0)
-        k = sel.sum()
-        js = sel[ks.JOKER]
-        # a new run p (KON-E6)
-        p = a - ks.RUN
-        window = jnp.asarray(mk.RANGE_POS)[jnp.clip(p, 0, 13), jnp.clip(p + k - 1, 0, 13)]
-        run_nat = mk.ranks_to_pos(sw[ssuit], p > 0)
-        run_vals = jnp.asarray(mk.POS_VALUE)
-        posbits = lambda x: ((x >> jnp.arange(14)) & 1) == 1  # noqa: E731
-        run_value = jnp.where(posbits(window), run_vals, 0).sum()
-        # a layoff onto run m (KON-E7)
-        occ = mnat[m] | jnp.where(mkind[m] == ks.RUN_MELD, mjok[m], 0)
-        lo, hi = mk.lowest(occ), mk.highest(occ)
-        hi_rng = jnp.asarray(mk.RANGE_POS)[jnp.clip(hi + 1, 0, 13), jnp.clip(hi + k, 0, 13)]
-        lo_rng = jnp.asarray(mk.RANGE_POS)[jnp.clip(lo - k, 0, 13), jnp.clip(lo - 1, 0, 13)]
-        msw = sw[jnp.clip(mkey[m], 0, 3)]
-        lay_nat = mk.ranks_to_pos(msw, is_lay)
-        rng_ = jnp.where(is_lay, hi_rng, lo_rng)
-        # retrieval (KON-E8)
-        r_rank = mk.lowest(msw)
-        rank_pos = jnp.where(r_rank == 0, 1 | (1 << 13), 1 << r_rank)
-        ret_bit = mjok[m] & rank_pos
-        is_setm = mkind[m] == ks.SET_MELD
-        gained = jnp.where(is_ret, jnp.where(is_setm, mjok[m], 1), 0)
-
-        new_nat = jnp.select(
-            [is_run, is_set, (is_lay | is_low) & ~is_setm, is_lay & is_setm,
-             is_ret & ~is_setm, is_ret & is_setm],
-            [run_nat, sr[srank], mnat[m] | lay_nat, mnat[m] | sr[jnp.clip(mkey[m], 0, 12)],
-             mnat[m] | ret_bit, 15], mnat[slot])
-        new_jok = jnp.select(
-            [is_run, is_set, (is_lay | is_low) & ~is_setm, is_lay & is_setm,
-             is_ret & ~is_setm, is_ret & is_setm],
-            [window & ~run_nat, js, mjok[m] | (rng_ & ~lay_nat), mjok[m] + js,
-             mjok[m] & ~ret_bit, 0], mjok[slot])
-        run_like = is_run | ((is_lay | is_low) & ~is_setm)
-        shift = run_like & ((new_nat | new_jok) == FULL_1_13)  # KON-38
-        unshift = lambda x: (x & 0x1FFF) | ((x >> 13) & 1)  # noqa: E731
-        new_nat = jnp.where(shift, unshift(new_nat), new_nat)
-        new_jok = jnp.where(shift, unshift(new_jok), new_jok)
-        at = jnp.arange(M) == slot
-        mnat = jnp.where(finish & at, new_nat, mnat)
-        mjok = jnp.where(finish & at, new_jok, mjok)
-        mkind = jnp.where(new_meld & at, jnp.where(is_run, ks.RUN_MELD, ks.SET_MELD), mkind)
-        mown = jnp.where(new_meld & at, cur, mown)
-        mkey = jnp.where(new_meld & at, jnp.where(is_run, ssuit, srank), mkey)
-
-        # the hand and the selection
-        t_pick = jnp.clip(a, 0, T - 1)
+        sel0 = s._sel.astype(i32)
+        t = {k: getattr(s, f).astype(i32) for k, f in MELD_FIELDS.items()}
+        ss = _selection_shape(sel0)
+        t, gained, run_value = _table_after(x, a, g["nmelds"], t, ss, cur)
+        hand, sel, top = self._cards_after(s, x, a, g, sel0, gained, cur)
+        g = _turn_flags(g, x, ss, sel0, run_value, top, cur)
         t_disc = jnp.clip(a - ks.DISCARD, 0, T - 1)
-        drawn_card = s._deck[jnp.clip(ks.HAND_SIZE * n + 1 + g["drawn"], 0, N_DECK - 1)]
-        top = s._pile[jnp.clip(g["pile_n"] - 1, 0, N_DECK - 1)].astype(i32)
-        got = jnp.select([is_draw, is_take], [drawn_card.astype(i32), top], -1)
-        hand = (hand - jnp.where(finish, sel, 0) + (types == ks.JOKER) * gained
-                - (is_disc & (types == t_disc)) + (types == got))
-        sel = jnp.where(is_pick, sel + (types == t_pick), jnp.where(finish, 0, sel))
-
-        # turn flags
-        taken = g["taken"]
-        has_taken = (taken >= 0) & (s._sel.astype(i32)[jnp.clip(taken, 0, T - 1)] >= 1)
-        kmeld = k
-        set_value = kmeld * jnp.asarray(mk.RANK_VALUE)[jnp.clip(srank, 0, 12)]
-        g = dict(g)
-        g["nmelds"] = g["nmelds"] + new_meld
-        g["turn_melds"] = g["turn_melds"] + new_meld
-        g["turn_value"] = g["turn_value"] + jnp.where(is_run, run_value,
-                                                      jnp.where(is_set, set_value, 0))
-        g["turn_run"] = g["turn_run"] | is_run
-        g["kr10"] = g["kr10"] | (is_run & (kmeld == 10))
-        g["kr11"] = g["kr11"] | (is_run & (kmeld == 11))
-        g["ks3"] = g["ks3"] | (is_set & (kmeld == 3))
-        g["ks4"] = g["ks4"] | (is_set & (kmeld == 4))
-        g["layret"] = g["layret"] | on_table
-        g["taken_meld"] = g["taken_meld"] | (new_meld & has_taken)
-        g["taken_lay"] = g["taken_lay"] | ((is_lay | is_low) & has_taken)
-        g["laid_any"] = g["laid_any"] | new_meld | is_lay | is_low
-        g["acted"] = g["acted"] | finish
-        g["opened"] = jnp.where(new_meld, g["opened"] | (1 << cur), g["opened"])
-        g["requested"] = jnp.where(is_req, g["requested"] | (1 << cur), g["requested"])
-        g["drawn"] = g["drawn"] + is_draw
-        g["taken"] = jnp.where(is_take, top, taken)
-
-        # the pile
-        pile = jnp.where(is_disc & (jnp.arange(N_DECK) == g["pile_n"]), t_disc, s._pile)
-        g["pile_n"] = g["pile_n"] - is_take + is_disc
-
-        # the snapshot after the draw or take (KON-35), restored by retract
-        snap = is_draw | is_take
-        sh = jnp.where(snap, hand, s._sh.astype(i32))
-        sn = jnp.where(snap, mnat, s._sn.astype(i32))
-        sj = jnp.where(snap, mjok, s._sj.astype(i32))
-        g["snap_nmelds"] = jnp.where(snap, g["nmelds"], g["snap_nmelds"])
-        hand = jnp.where(is_retract, sh, hand)
-        keep = jnp.arange(M) < g["snap_nmelds"]
-        mnat = jnp.where(is_retract, jnp.where(keep, sn, 0), mnat)
-        mjok = jnp.where(is_retract, jnp.where(keep, sj, 0), mjok)
-        mkind = jnp.where(is_retract & ~keep, -1, mkind)
-        mown = jnp.where(is_retract & ~keep, -1, mown)
-        mkey = jnp.where(is_retract & ~keep, -1, mkey)
-        g["nmelds"] = jnp.where(is_retract, g["snap_nmelds"], g["nmelds"])
-        g["opened"] = jnp.where(is_retract & (g["opened_start"] == 0), g["opened"] & ~(1 << cur),
-                                g["opened"])
-        g["turn_value"] = jnp.where(is_retract, 0, g["turn_value"])
-        for f in TURN_FLAGS:
-            if f != "opened_start":
-                g[f] = jnp.where(is_retract, 0, g[f])
-
-        hands = hands.at[cur].set(hand)
-        # the discard: going out, the next turn, or the turn bound (KON-E4)
-        out = is_disc & (hand.sum() == 0)
-        nxt_turn = is_disc & ~out
-        g["turns"] = g["turns"] + nxt_turn
-        bound = nxt_turn & (g["turns"] >= c.max_turns_per_round)
-        new_turn = nxt_turn & ~bound
-        nxt_p = (cur + 1) % n
-        opened_bits = g["opened"]
-        g["phase"] = jnp.select([new_turn, is_draw | is_take], [ks.PHASE_DRAW, ks.PHASE_ACT],
-                                g["phase"])
-        g["pending"] = new_turn.astype(i32)
-        g["turn_done"] = is_disc.astype(i32)
-        g["deal_done"] = jnp.int32(0)
-        g["round_over"] = jnp.int32(0)
-        cur2 = jnp.where(new_turn, nxt_p, cur)
-        if_turn = {f: jnp.where(new_turn, 0, g[f]) for f in TURN_FLAGS}
-        if_turn["opened_start"] = jnp.where(new_turn, (opened_bits >> nxt_p) & 1,
-                                            g["opened_start"])
-        g |= if_turn
-        g["turn_value"] = jnp.where(new_turn, 0, g["turn_value"])
-        g["taken"] = jnp.where(is_disc, -1, g["taken"])  # the turn is over (KON-E16)
-        g["cur"] = cur2
-        konkan = ((g["opened_start"] == 0) & (g["layret"] == 0) & (g["turn_melds"] == 2)
-                  & (((g["kr10"] == 1) & (g["ks4"] == 1)) | ((g["kr11"] == 1) & (g["ks3"] == 1))))
-        hand_out = (g["opened_start"] == 0) & (g["layret"] == 0) & (g["turn_melds"] >= 1)
-        outcome = jnp.select([konkan, hand_out], [ks.KONKAN, ks.HAND], ks.OUT)
-
-        i16 = jnp.int16
+        pile = jnp.where(x["disc"] & (jnp.arange(N_DECK) == g["pile_n"]), t_disc, s._pile)
+        g["pile_n"] = g["pile_n"] - x["take"] + x["disc"]
+        hand, t, snap, g = _snapshot(s, x, g, hand, t, cur)
+        g, cur2, out, bound = self._turn_end(g, x, hand, cur)
         ns = s.replace(
-            current_player=cur2.astype(jnp.int8), rewards=jnp.zeros(n, jnp.float32),
-            _hands=hands.astype(jnp.int8), _sel=sel.astype(jnp.int8), _pile=pile.astype(jnp.int8),
-            _mk=mkind.astype(jnp.int8), _mo=mown.astype(jnp.int8), _mx=mkey.astype(jnp.int8),
-            _mn=mnat.astype(i16), _mj=mjok.astype(i16), _sh=sh.astype(jnp.int8),
-            _sn=sn.astype(i16), _sj=sj.astype(i16))
+            current_player=cur2.astype(i8), rewards=jnp.zeros(self.n, jnp.float32),
+            _hands=s._hands.astype(i32).at[cur].set(hand).astype(i8), _sel=sel.astype(i8),
+            _pile=pile.astype(i8), _mk=t["kind"].astype(i8), _mo=t["own"].astype(i8),
+            _mx=t["key"].astype(i8), _mn=t["nat"].astype(i16), _mj=t["jok"].astype(i16),
+            _sh=snap[0].astype(i8), _sn=snap[1].astype(i16), _sj=snap[2].astype(i16))
         # a request keeps PHASE_DRAW: draw if the stock has cards, take if the pile does
         req_mask = jnp.zeros(ks.NUM_ACTIONS, bool).at[ks.DRAW].set(
             g["drawn"] < self.stock_size).at[ks.TAKE].set(g["pile_n"] > 0)
-        ns = ns.replace(legal_action_mask=jnp.where(is_req, req_mask, s.legal_action_mask))
-        g["ending"] = jnp.where(out, 1 + outcome, jnp.where(bound, 1 + ks.BLOCKED, 0))
+        ns = ns.replace(legal_action_mask=jnp.where(x["req"], req_mask, s.legal_action_mask))
+        g["ending"] = jnp.where(out, 1 + _outcome(g), jnp.where(bound, 1 + ks.BLOCKED, 0))
         g["finisher"] = jnp.where(out, cur, jnp.where(bound, -1, g["finisher"]))
         return self._pack(ns, g)
+
+    def _cards_after(self, s: KonState, x: dict, a: Array, g: dict, sel: Array,
+                     gained: Array, cur: Array) -> tuple[Array, Array, Array]:
+        """The mover's hand and selection after the action (a pick, a finishing action's
+        cards leaving the hand, a retrieved joker, a discard, a draw or take), and the
+        pile's top card before it."""
+        i32 = jnp.int32
+        types = jnp.arange(T)
+        t_pick = jnp.clip(a, 0, T - 1)
+        t_disc = jnp.clip(a - ks.DISCARD, 0, T - 1)
+        drawn_card = s._deck[jnp.clip(ks.HAND_SIZE * self.n + 1 + g["drawn"], 0, N_DECK - 1)]
+        top = s._pile[jnp.clip(g["pile_n"] - 1, 0, N_DECK - 1)].astype(i32)
+        got = jnp.select([x["draw"], x["take"]], [drawn_card.astype(i32), top], -1)
+        hand = (s._hands[cur].astype(i32) - jnp.where(x["finish"], sel, 0)
+                + (types == ks.JOKER) * gained - (x["disc"] & (types == t_disc)) + (types == got))
+        sel = jnp.where(x["pick"], sel + (types == t_pick), jnp.where(x["finish"], 0, sel))
+        return hand, sel, top
+
+    def _turn_end(self, g: dict, x: dict, hand: Array, cur: Array
+                  ) -> tuple[dict, Array, Array, Array]:
+        """A discard: going out (an empty hand), the next turn (left pending), or the turn
+        bound (KON-E4). Returns (slots, the next mover, out, bound)."""
+        out = x["disc"] & (hand.sum() == 0)
+        nxt_turn = x["disc"] & ~out
+        g["turns"] = g["turns"] + nxt_turn
+        bound = nxt_turn & (g["turns"] >= self.config.max_turns_per_round)
+        new_turn = nxt_turn & ~bound
+        nxt_p = (cur + 1) % self.n
+        g["phase"] = jnp.select([new_turn, x["draw"] | x["take"]],
+                                [ks.PHASE_DRAW, ks.PHASE_ACT], g["phase"])
+        g["pending"] = new_turn.astype(jnp.int32)
+        g["turn_done"] = x["disc"].astype(jnp.int32)
+        g["deal_done"] = jnp.int32(0)
+        g["round_over"] = jnp.int32(0)
+        if_turn = {f: jnp.where(new_turn, 0, g[f]) for f in TURN_FLAGS}
+        if_turn["opened_start"] = jnp.where(new_turn, (g["opened"] >> nxt_p) & 1,
+                                            g["opened_start"])
+        g |= if_turn
+        g["turn_value"] = jnp.where(new_turn, 0, g["turn_value"])
+        g["taken"] = jnp.where(x["disc"], -1, g["taken"])  # the turn is over (KON-E16)
+        return g, jnp.where(new_turn, nxt_p, cur), out, bound
 
     def step_batch(self, states: KonState, actions: Array, keys: Array) -> KonState:
         """`jax.vmap(self.step)`, bit for bit, with the costly parts only where needed: the
@@ -705,9 +748,9 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
                                            moved.current_player), moved, max(8, b // 16))
         moved = moved.replace(_h=h, _w=w, rewards=rewards, terminated=terminated,
                               current_player=cur)
-        g = LAYOUT.unpack(moved)
-        moved = update_lanes(own & (g["round_over"] == 1) & ~moved.terminated, self._next_round,
-                             moved, keys, max(8, b // 16))
+        # the next rounds' deals: where a round ended (`deal_done`) and the game goes on,
+        # exactly the lanes of `round_over`
+        moved = self._deal_lanes(moved, own, keys)
         moved = self._finalize_batch(moved)
 
         def last(state, moved, legal):
@@ -722,15 +765,8 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
         return jax.vmap(last)(states, moved, legal)
 
     # ---- episode facts ----------------------------------------------------------------------
-    def _deal_done(self, state: KonState) -> Array:
-        return state._h[..., LAYOUT.head["deal_done"]] == 1
-
     def turn_done(self, state: KonState) -> Array:
         return state._h[..., LAYOUT.head["turn_done"]] == 1
-
-    def chance_index(self, state: KonState) -> Array:
-        """Rounds dealt after the first: the next round's chance index."""
-        return state._h[..., HI["dealt"]].astype(jnp.int32)
 
     # ---- views ------------------------------------------------------------------------------
     def _obs_spec(self) -> ObservationSpec:
@@ -972,7 +1008,7 @@ class KonkanEnv(Env, Views, TournamentViews, Bots, Benchmarked):
         """`views.scene`: the hands (the viewer's alone with `player`), the melds, the
         pile, the stock, the totals, how the last round ended."""
         s = self._view(state)
-        s["finisher"] = np.asarray(state._h)[HI["finisher"]]
+        s["finisher"] = np.asarray(state._h)[LAYOUT.head["finisher"]]
         return kon_views.scene(self, state, s, player)
 
 

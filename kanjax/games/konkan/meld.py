@@ -184,75 +184,117 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     cards / a set of k cards is allowed (a konkan requester's parts, KON-27); `can_table`:
     layoffs and retrievals allowed (opened, not a requester). Every finishing action leaves a
     card in hand (KON-13). Returns `pick` bool[53], `run` bool[12], `set` bool, `layoff`,
-    `layoff_low`, `retrieve` bool[35]."""
-    i32 = jnp.int32
-    cnt = cnt.astype(i32)
-    sel = sel.astype(i32)
-    kind, key, nat, jok = (x.astype(i32) for x in (kind, key, nat, jok))
-    hw, sw = suit_words(cnt), suit_words(sel)
-    hr, sr = rank_suits(cnt), rank_suits(sel)
-    dup = ((sel[:52] >= 2) | (sel[:52] > cnt[:52])).any() | (sel[52] > cnt[52])
-    ok_sel = ~dup
-    J, js = cnt[52], sel[52]
-    nsel = sel[:52].sum()
-    kmax = cnt.sum() - 1
-    sel_suits = sw != 0
-    nsuits = sel_suits.sum()
-    sel_ranks = or_reduce(sw, 0)
-    nranks = popcount(sel_ranks)
-    one = jnp.maximum(nsel, 1)
+    `layoff_low`, `retrieve` bool[35].
 
-    # new runs: for each suit and lowest position p, the lengths that work are an interval;
-    # the longest window of them holds every pickable card
+    Per action kind: new runs (`_run_masks`), new sets (`_set_masks`), layoffs onto runs
+    (`_run_layoff_masks`) and onto sets (`_set_layoff_masks`), retrievals
+    (`_retrieve_masks`); each gives its finishing actions and the cards it lets the mover
+    pick, as rank words (`JOKER_PICK`: a joker) or suit masks per rank, gathered by
+    `_picks`."""
+    i32 = jnp.int32
+    f = _act_facts(cnt.astype(i32), sel.astype(i32))
+    kind, key, nat, jok = (x.astype(i32) for x in (kind, key, nat, jok))
+    t = {"nat": nat, "jok": jok, "is_run": kind == ks.RUN_MELD, "is_set": kind == ks.SET_MELD,
+         "s": jnp.clip(key, 0, 3), "r": jnp.clip(key, 0, 12)}
+    nat_words, run = _run_masks(f, can_meld, run_lengths)
+    set_words, set_j, set_ = _set_masks(f, can_meld, set_sizes)
+    run_words, layoff, layoff_low = _run_layoff_masks(f, t, can_table)
+    set_suits, set_jokers, set_layoff = _set_layoff_masks(f, t, can_table)
+    ret_words, ret_suits, retrieve = _retrieve_masks(f, t, can_table)
+    pick = _picks(f, t, nat_words | set_words, run_words | set_jokers | ret_words,
+                  set_suits | ret_suits, set_j)
+    return {"pick": pick, "run": run, "set": set_, "layoff": layoff | set_layoff,
+            "layoff_low": layoff_low, "retrieve": retrieve}
+
+
+def _act_facts(cnt: Array, sel: Array) -> dict[str, Array]:
+    """What `act_masks` reads of the hand `cnt` and the selection `sel` (int32[53]): their
+    suit words and rank suits, whether the selection is a sub-multiset of distinct natural
+    cards (`ok_sel`), the hand's jokers `J`, the selection's naturals `nsel` and jokers `js`,
+    the most cards a finishing action may take (`kmax`: one stays in hand), the selection's
+    suits and ranks."""
+    sw = suit_words(sel)
+    sel_ranks = or_reduce(sw, 0)
+    nsel = sel[:52].sum()
+    dup = ((sel[:52] >= 2) | (sel[:52] > cnt[:52])).any() | (sel[52] > cnt[52])
+    return {"hw": suit_words(cnt), "sw": sw, "hr": rank_suits(cnt), "sr": rank_suits(sel),
+            "ok_sel": ~dup, "J": cnt[52], "js": sel[52], "nsel": nsel, "kmax": cnt.sum() - 1,
+            "sel_suits": sw != 0, "nsuits": (sw != 0).sum(), "sel_ranks": sel_ranks,
+            "nranks": popcount(sel_ranks), "one": jnp.maximum(nsel, 1)}
+
+
+def _run_masks(f: dict, can_meld: Array, run_lengths: Array) -> tuple[Array, Array]:
+    """New runs (KON-E6): (the pickable naturals as rank words, `JOKER_PICK` where a joker
+    is; `run p` bool[12]). For each suit and lowest position p the lengths that work are an
+    interval; the longest window of them holds every pickable card."""
+    i32 = jnp.int32
+    nsel, js, J, kmax = f["nsel"], f["js"], f["J"], f["kmax"]
     pp = jnp.arange(ks.RUN_STARTS, dtype=i32)[None, :]  # [1, 12]
-    hpos = ranks_to_pos(hw, False) | ((hw & 1) << 13)  # [4]: the Ace on both ends
-    spos = ranks_to_pos(sw[:, None], pp > 0)  # [4, 12]
+    hpos = ranks_to_pos(f["hw"], False) | ((f["hw"] & 1) << 13)  # [4]: the Ace on both ends
+    spos = ranks_to_pos(f["sw"][:, None], pp > 0)  # [4, 12]
     in_w = (spos & ((1 << pp) - 1)) == 0
     k_sel = jnp.where(spos != 0, highest(spos) - pp + 1, 0)
     k_gap = _nth_low(0x3FFF & ~((1 << pp) - 1) & ~hpos[:, None], J) - pp
     k_len = jnp.where(pp == 0, 13, jnp.minimum(12, 14 - pp))
     lo_len, hi_len = lowest(run_lengths), highest(run_lengths)
     k_top = jnp.minimum(jnp.minimum(jnp.minimum(k_len, kmax), k_gap), hi_len)
-    suit_ok = (nsuits == 0) | sel_suits[:, None]
-    base = can_meld & ok_sel & (nsuits <= 1) & suit_ok & in_w & (run_lengths != 0)
+    suit_ok = (f["nsuits"] == 0) | f["sel_suits"][:, None]
+    base = (can_meld & f["ok_sel"] & (f["nsuits"] <= 1) & suit_ok & in_w
+            & (run_lengths != 0))
     pick_n = base & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), nsel + 1 + js))
     win = _span(pp, pp + k_top - 1)
     pick_j = (base & (J >= js + 1) & ((hpos[:, None] & win) != 0)
-              & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), one + js + 1)))
+              & (k_top >= jnp.maximum(jnp.maximum(lo_len, k_sel), f["one"] + js + 1)))
     nat_words = or_reduce(jnp.where(pick_n, pos_to_ranks(win & hpos[:, None]), 0)
-                          | jnp.where(pick_j, JOKER_PICK, 0), 1) & ~sw
+                          | jnp.where(pick_j, JOKER_PICK, 0), 1) & ~f["sw"]
     size = nsel + js
     run = (base & (nsel >= 1) & (size >= k_sel) & (size <= jnp.minimum(k_len, kmax))
            & (((run_lengths >> jnp.clip(size, 0, 31)) & 1) == 1)).any(0)
+    return nat_words, run
 
-    # new sets: ranks
-    na = popcount(hr)
+
+def _set_masks(f: dict, can_meld: Array, set_sizes: Array) -> tuple[Array, Array, Array]:
+    """New sets: (the pickable naturals as rank words [4], whether a joker is pickable per
+    rank [13], `set`)."""
+    i32 = jnp.int32
+    nsel, js, J, kmax, one = f["nsel"], f["js"], f["J"], f["kmax"], f["one"]
+    na = popcount(f["hr"])
     rbit = 1 << jnp.arange(13, dtype=i32)
-    rank_ok = (nranks == 0) | (sel_ranks == rbit)
-    base = can_meld & ok_sel & (nranks <= 1) & rank_ok
+    rank_ok = (f["nranks"] == 0) | (f["sel_ranks"] == rbit)
+    base = can_meld & f["ok_sel"] & (f["nranks"] <= 1) & rank_ok
     set_n = set_j = jnp.zeros(13, bool)
     for z in (3, 4):
         zok = (((set_sizes >> z) & 1) == 1) & (z <= kmax)
         set_n |= base & zok & (jnp.maximum(nsel + 1, z - J) <= jnp.minimum(na, z - js))
         set_j |= (base & zok & (J >= js + 1) & (jnp.maximum(one, z - J)
                                                 <= jnp.minimum(na, z - js - 1)))
-    rank_suit_picks = jnp.where(set_n, hr & ~sr, 0)  # [13] suit masks
-    set_ = (can_meld & ok_sel & (nranks == 1) & (nsel >= 1) & (size <= kmax)
+    rank_suit_picks = jnp.where(set_n, f["hr"] & ~f["sr"], 0)  # [13] suit masks
+    u = jnp.arange(4, dtype=i32)
+    set_words = (((rank_suit_picks[None, :] >> u[:, None]) & 1)
+                 << jnp.arange(13, dtype=i32)).sum(1)  # [4]: the ranks are distinct bits
+    size = nsel + js
+    set_ = (can_meld & f["ok_sel"] & (f["nranks"] == 1) & (nsel >= 1) & (size <= kmax)
             & (((set_sizes >> jnp.clip(size, 0, 31)) & 1) == 1))
+    return set_words, set_j, set_
 
-    # layoffs onto runs: ranges at both ends
-    is_run, is_set = kind == ks.RUN_MELD, kind == ks.SET_MELD
-    occ = nat | jnp.where(is_run, jok, 0)
+
+def _run_layoff_masks(f: dict, t: dict, can_table: Array) -> tuple[Array, Array, Array]:
+    """Layoffs onto runs (KON-E7), at the high end (positions hi+1 .. hi+j) and the low end
+    (lo-j .. lo-1): (the pickable cards of each meld's suit as rank words [M], `layoff`,
+    `layoff low` bool[M])."""
+    nsel, js, J, kmax = f["nsel"], f["js"], f["J"], f["kmax"]
+    s, is_run = t["s"], t["is_run"]
+    occ = t["nat"] | jnp.where(is_run, t["jok"], 0)
     lo, hi = lowest(occ), highest(occ)
-    length = popcount(occ)
-    s = jnp.clip(key, 0, 3)
-    hws, sws = hw[s], sw[s]
-    base = can_table & ok_sel & is_run & (nsuits <= 1) & ((nsuits == 0) | sel_suits[s])
+    hws, sws = f["hw"][s], f["sw"][s]
+    base = (can_table & f["ok_sel"] & is_run & (f["nsuits"] <= 1)
+            & ((f["nsuits"] == 0) | f["sel_suits"][s]))
     # the hand's and the selection's positions of the meld's suit (an Ace on both ends)
     hp = ranks_to_pos(hws, False) | ((hws & 1) << 13)
     one_j = (J >= js + 1)
-    top = 13 - length
-    # high end: positions hi+1 .. hi+j; the J+1-th position above hi the hand lacks bounds j
+    top = 13 - popcount(occ)
+    k = nsel + js
+    # high end: the J+1-th position above hi the hand lacks bounds j
     above = 0x3FFF & ~((2 << hi) - 1)
     sp = ranks_to_pos(sws, True)
     j_sel = jnp.where(sp != 0, highest(sp) - hi, 0)
@@ -262,10 +304,9 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     hi_top = jnp.minimum(j_max, j_gap)
     hi_ok = base & ok_sel_hi & (hi_top >= jnp.maximum(jnp.maximum(j_sel, nsel + 1 + js), 1))
     hi_jok = base & ok_sel_hi & one_j & (hi_top >= jnp.maximum(j_sel, nsel + js + 1))
-    k = nsel + js
     layoff = base & ok_sel_hi & (k >= 1) & (k <= j_max) & (k >= j_sel)
     hi_words = pos_to_ranks(_span(hi + 1, hi + hi_top) & hp) & ~sws
-    # low end: positions lo-j .. lo-1
+    # low end
     below = (1 << lo) - 1
     sp = ranks_to_pos(sws, False)
     j_sel = jnp.where(sp != 0, lo - lowest(sp), 0)
@@ -279,47 +320,59 @@ def act_masks(cnt: Array, sel: Array, kind: Array, key: Array, nat: Array, jok: 
     lo_words = pos_to_ranks(_span(lo - lo_top, lo - 1) & hp) & ~sws
     run_words = (jnp.where(hi_ok, hi_words, 0) | jnp.where(lo_ok, lo_words, 0)
                  | jnp.where(hi_jok | lo_jok, JOKER_PICK, 0))  # [M], suit s
+    return run_words, layoff, layoff_low
 
-    # layoffs onto sets
-    r = jnp.clip(key, 0, 12)
-    m_suits = nat
-    z = popcount(m_suits) + jnp.where(is_set, jok, 0)
-    srr = sr[r]
-    base = (can_table & ok_sel & is_set & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r))
-            & ((srr & m_suits) == 0))
+
+def _set_layoff_masks(f: dict, t: dict, can_table: Array) -> tuple[Array, Array, Array]:
+    """Layoffs onto sets: (the pickable suits at each meld's rank [M], `JOKER_PICK` where a
+    joker is [M], `layoff` bool[M])."""
+    nsel, js, J, kmax = f["nsel"], f["js"], f["J"], f["kmax"]
+    r, m_suits = t["r"], t["nat"]
+    z = popcount(m_suits) + jnp.where(t["is_set"], t["jok"], 0)
+    srr = f["sr"][r]
+    base = (can_table & f["ok_sel"] & t["is_set"] & (f["nranks"] <= 1)
+            & ((f["nranks"] == 0) | (f["sel_ranks"] == 1 << r)) & ((srr & m_suits) == 0))
     room = base & (z + nsel + js + 1 <= 4) & (nsel + js + 1 <= kmax)
-    set_suits = jnp.where(room, hr[r] & ~m_suits & ~srr, 0)  # [M] suit masks at rank r
-    run_words |= jnp.where(room & (J >= js + 1), JOKER_PICK, 0)
-    layoff |= base & (nsel + js >= 1) & (z + nsel + js <= 4) & (nsel + js <= kmax)
+    set_suits = jnp.where(room, f["hr"][r] & ~m_suits & ~srr, 0)  # [M] suit masks at rank r
+    jokers = jnp.where(room & (J >= js + 1), JOKER_PICK, 0)
+    layoff = base & (nsel + js >= 1) & (z + nsel + js <= 4) & (nsel + js <= kmax)
+    return set_suits, jokers, layoff
 
-    # retrievals (KON-19, KON-20, KON-38)
-    need = pos_to_ranks(jnp.where(is_run, jok, 0))
-    base = can_table & is_run & (need != 0)
-    run_words |= jnp.where(base & (nsel + js == 0), hws & need, 0)
-    retrieve = base & (nsel == 1) & (js == 0) & sel_suits[s] & ((sws & ~need) == 0)
-    missing = 15 & ~m_suits
-    base = (can_table & is_set & (jok >= 1) & ((missing & ~hr[r]) == 0) & (js == 0) & ok_sel
-            & (nranks <= 1) & ((nranks == 0) | (sel_ranks == 1 << r)))
-    set_suits |= jnp.where(base & ((srr & ~missing) == 0), missing & ~srr, 0)
-    retrieve |= base & (nranks == 1) & (srr == missing)
 
-    # the picks as four rank words (and `JOKER_PICK`): each meld's (computed once,
-    # `materialize`: XLA on CPU would otherwise recompute a meld's whole chain in every suit
-    # of it, and the words' in every card) spread to its suit or, for a set, its rank in each
-    # of its suits
+def _retrieve_masks(f: dict, t: dict, can_table: Array) -> tuple[Array, Array, Array]:
+    """Retrievals (KON-19, KON-20, KON-38): (the pickable cards of a run's suit as rank words
+    [M], the pickable suits at a set's rank [M], `retrieve` bool[M])."""
+    nsel, js, s, r = f["nsel"], f["js"], t["s"], t["r"]
+    hws, sws, srr = f["hw"][s], f["sw"][s], f["sr"][r]
+    need = pos_to_ranks(jnp.where(t["is_run"], t["jok"], 0))
+    base = can_table & t["is_run"] & (need != 0)
+    run_words = jnp.where(base & (nsel + js == 0), hws & need, 0)
+    retrieve = base & (nsel == 1) & (js == 0) & f["sel_suits"][s] & ((sws & ~need) == 0)
+    missing = 15 & ~t["nat"]
+    base = (can_table & t["is_set"] & (t["jok"] >= 1) & ((missing & ~f["hr"][r]) == 0)
+            & (js == 0) & f["ok_sel"] & (f["nranks"] <= 1)
+            & ((f["nranks"] == 0) | (f["sel_ranks"] == 1 << r)))
+    set_suits = jnp.where(base & ((srr & ~missing) == 0), missing & ~srr, 0)
+    retrieve |= base & (f["nranks"] == 1) & (srr == missing)
+    return run_words, set_suits, retrieve
+
+
+def _picks(f: dict, t: dict, words: Array, run_words: Array, set_suits: Array,
+           set_j: Array) -> Array:
+    """The pick mask bool[53]: the rank words `words` [4] (and `JOKER_PICK`), each meld's
+    `run_words` spread to its suit and `set_suits` to its rank in each of its suits, and a
+    joker where `set_j` says. Each meld's words are computed once (`materialize`: XLA on
+    CPU would otherwise recompute a meld's whole chain in every suit of it, and the words'
+    in every card)."""
+    i32 = jnp.int32
     u = jnp.arange(4, dtype=i32)
     run_words, set_suits = materialize(run_words), materialize(set_suits)
-    meld_words = jnp.where(s[:, None] == u, run_words[:, None], 0) | (
-        ((set_suits[:, None] >> u) & 1) << r[:, None])  # [M, 4]
-    set_words = (((rank_suit_picks[None, :] >> u[:, None]) & 1)
-                 << jnp.arange(13, dtype=i32)).sum(1)  # [4]: the ranks are distinct bits
-    words = materialize(nat_words | or_reduce(meld_words, 0) | set_words)
+    meld_words = jnp.where(t["s"][:, None] == u, run_words[:, None], 0) | (
+        ((set_suits[:, None] >> u) & 1) << t["r"][:, None])  # [M, 4]
+    words = materialize(words | or_reduce(meld_words, 0))
     joker = (words >= JOKER_PICK).any() | set_j.any()
-    pick = jnp.concatenate([words_to_cards(words) & ok_sel, (joker & ok_sel)[None]])
-    return {"pick": pick, "run": run, "set": set_, "layoff": layoff, "layoff_low": layoff_low,
-            "retrieve": retrieve}
-
-
+    ok_sel = f["ok_sel"]
+    return jnp.concatenate([words_to_cards(words) & ok_sel, (joker & ok_sel)[None]])
 
 
 # ---- KON-E11 for a player opened at the turn's start ----------------------------------------
