@@ -1,6 +1,6 @@
 """The Kan family (Gonin, Yonin, Gambari) as jittable JAX environments: the shared machinery.
 
-Rules: `rules/kan.md` (rule ids KAN-n in comments). `KanEnv` holds what every variant shares:
+Rules: docs/rules/kan.md (rule ids KAN-n in comments). `KanEnv` holds what every variant shares:
 the packed state, dealing, trick play, the end-of-deal scoring and round bookkeeping, the
 observation, action names and deal strings. Each variant (`gonin.py`, `yonin.py`,
 `gambari.py`) writes its own deal start (`_deal_start`), legal mask (`_legal_from`) and step
@@ -20,44 +20,7 @@ every step (it is selected only where a deal ended); `step_batch` (the same resu
 only in the lanes that ended a deal, a few lanes at a time (`kanjax.core.match.MatchEnv`,
 the match-of-deals base; `kanjax.core.dealing` shuffles and deals).
 
-State (`KanState`): four dense arrays besides the common fields.
-
-`_loc` int8[53], card c: -1 not in the deck; p (0..5) in player p's hand; 8 + 8t + p played
-by player p in trick t (0..9) of this deal.
-
-`_h` int8[39 + 10 + 3n], the header (named slots, `KanLayout`):
-
-| slot | meaning |
-|---|---|
-| phase | IKU_KOI, SIGNAL, TRUMP, PLAY, DECIDE, SHIPPO, OVER, BID, CONTRACT |
-| deal, dealer, trump | deal 1..3; dealer (player); trump suit C D H S = 0..3 (-1 unnamed) |
-| trick, nplayed, leader | trick 0..9; cards in it; its leader (IKU_KOI: the default leader) |
-| led, jk_named | led suit of the current trick; suit named by this deal's JK lead (-1) |
-| jk1, ace1 | deal-1 joker / poh (Yonin: trump jack) holders of the round (KAN-19, KAN-57) |
-| iku0, iku1 | IKU 1 / KOI 0 of the default leader and of the other kankei (-1) |
-| sig_form, sig_a, sig_b | signal form 1..5 and the card ids shown, in order (-1) (KAN-38) |
-| declared, shippo | 0 / 1 juuroku / 2 gyaku juuroku (KAN-32); Shippo-Jo offered (KAN-71) |
-| pk, pm | kankei, mukankei points this deal |
-| best_s, best_p, tpts | current trick: best strength so far, its player, point cards in it |
-| nijuu_c, nijuu_x | nijū exchange of this round's latest deal-1 dealing (-1) (KAN-18) |
-| out1..out3 | outcome of deals 1..3 of this round (-1) |
-| last_outcome, last_deal | outcome and number of the last finished deal |
-| last_pk, last_pm, deal_done | its final kankei, mukankei points; whether the last step ended it |
-| target | Gambari bidding target t (KAN-65); -1 elsewhere |
-| contract, declarer | Yonin contract kind 0 / SKUNK 1 / ALL16 2 and its declarer (KAN-56) |
-| first3[3] | Yonin: the trump chooser's first three cards dealt (KAN-57), -1 |
-| winners[10] | winner of each trick of this deal (-1) |
-| seat_of[n], pos[n] | seat of each player (KAN-7); ring position in play order from the |
-|  | dealer's right (0..active-1; the 6-player dealer 5) |
-| kankei[n] | the kankei of the round (KAN-17, KAN-50, KAN-65) |
-
-`_w` int32[4 + n]: round, Rk, Rm (KAN-40), deals dealt after the first (the chance index),
-match scores of finished rounds.
-
-`_last` int8[53 + 10 + 2], the previous deal (recorded when the next is dealt, so the last
-finished deal while the next is played): `_loc` as it ended (its played cards by trick and
-player), the winner of each of its 10 tricks (-1), its final kankei and mukankei points; all
--1 in the first deal of a match.
+The state's arrays and the header's slots (`KanLayout`): docs/kan-engine.md.
 """
 
 from __future__ import annotations

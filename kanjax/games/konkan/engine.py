@@ -14,43 +14,8 @@ inside the step that ended the previous turn (KON-E2); a round that ends deals t
 inside the same step, from the step's key (`chance_index` counts the rounds dealt, so duplicate
 seatings get the same rounds).
 
-Decisions beyond docs/rules/konkan_engine.md (the readings closest to the rules):
-- KON-E11 without `take_must_use_card` for an opened player: "some new meld or layoff is
-  possible after taking" is read like the flag's other case, as "after some legal table actions
-  of the turn" (retrievals may come first; `meld.opened_take`).
-- KON-E7: a layoff onto a run may hold jokers only (KON-17: "natural or joker").
-- KON-E13: a *hand* needs at least one turn meld (a player who had nothing on the table cannot
-  go out otherwise anyway).
-- `round_scores` / `totals` / `outcome` / `winners` are also what the observation shows.
-- Rewards (`reward="win"`): 1 to every winner at the game's end; ties share (every tied player
-  gets 1). `reward="points"`: minus each round's score at its end.
-- `max_steps` = n_rounds x max_turns_per_round x 64: a turn is at most a request, a draw, 15
-  picks and 15 finishing actions and a discard; retract cycles (lay, retract, lay ...) are only
-  bounded by it (truncation).
-- Deal strings: `konkan n=4 dealer=0 [round=r] | <seat 0's hand> | ... | stock: <top first>`,
-  hands in the order dealt (KON-6: seat d+1's fifteenth card last); `from_deal` gives that
-  round's first decision with zero totals.
-- The observation (`observation_spec`): my hand and selection (the mover's selection is his
-  own), the table, the pile (counts and top), every player's hand size, opened and requested
-  flags, the type taken from the pile this turn (everyone saw it), the stock's size, the round,
-  turns, totals, the last round's scores and outcome, whose turn and the phase; nothing of
-  other hands or of the stock's order.
-
-Costs (`step_batch`, bit for bit `vmap(step)`): the PHASE_ACT masks are computed in every lane
-(a few bit operations per suit and start, per meld and end: `meld.act_masks`) over the
-first `ACT_WIDTH` meld slots, over all 35 only in the lanes with more melds (`update_lanes`); a
-turn start's take mask needs KON-E11: for an opened player a few checks per retrieval choice
-(`meld.opened_take`), for an unopened one a cheap bound first
-(`meld.opening_bound`) and, in the lanes it leaves open, the exact search over set
-choices and run tables (`meld.opening_batch`, one list for the whole batch); each in
-the lanes of its case only.
-
-State (`KonState`): `_hands` int8[n, 53] counts, `_sel` int8[53] the mover's selection,
-`_deck` int8[106] the round's deck order (KON-6), `_pile` int8[106] the discard pile bottom
-first, table melds in slots 0..34 (`_mk` kind, `_mo` owner, `_mx` suit or rank, `_mn` natural
-positions or suits int16, `_mj` joker positions or count int16), the turn's snapshot for
-`retract` (`_sh` the mover's hand, `_sn` / `_sj` the melds' naturals and jokers), `_h` int16
-header (named scalars, `HEAD`) and `_w` int32[2, 5] (totals, the last round's scores).
+The readings taken where the rules are silent, what a step costs and the state's arrays:
+docs/rules/konkan_engine.md ("The engine's readings, costs and state").
 """
 
 from __future__ import annotations

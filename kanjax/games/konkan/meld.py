@@ -7,49 +7,11 @@ words (bit r: the suit holds rank r) and run *positions* 0..13 (0 = Ace low, 1..
 long), so its *rank mask* (`RANGE_RANKS[a, b]`) has at most one Ace bit and popcounts of a hand
 word and a rank mask count the naturals it can place there.
 
-Three queries:
-
-`act_masks`: the picks and finishing actions of PHASE_ACT (KON-E6..E9). A new run is a
-window of positions of one suit, a layoff a range at one end of a table run, a set one rank. A
-selection S grows to a legal S' iff, for some window or range R: S's naturals lie in R, the
-jokers S' needs (R's size minus the naturals placed) can be between S's jokers and the
-hand's, and S' leaves a card. For a window's lowest position (or a run's end) the lengths that
-work form an interval, bounded above by the position of the (J+1)-th card the hand lacks, so
-the longest working window holds every pickable card: a few bit operations per suit and start
-(per meld and end), no loop over lengths.
-
-`opened_take` (KON-E11 for a player opened at the turn's start, and KON-E11 without
-`take_must_use_card`): see its docstring for why a handful of checks equal "some sequence of
-legal table actions of this turn places a card of type c by a new meld or a layoff".
-
-`opening_batch` (KON-E11 for an unopened player): some disjoint melds of H + c (15 cards)
-contain a card of type c, are worth `opening_min` or more with a run, and leave a card.
-Exact, by enumerated choices and precomputed tables:
-- Sets are enumerated per rank: which naturals of each suit go to sets there (`x`, a vector
-  of 0..2 per suit; `SET_VALID`: they split, with k jokers, into sets of 3-4 distinct suits,
-  any number of them). A choice is one option per rank (`SET_OPTIONS`), each suit's Aces split
-  between position 0 and 13, and for a taken Ace the end it goes to: a mixed-radix index. The
-  choices of all lanes of a batch form one list (a prefix sum over lanes), walked 64 a trip in
-  a `while_loop`; a hand has few ranks with options, so few choices.
-- Runs are then independent per suit given its cards left: the run programme over positions
-  (states: open runs of length 1, of 2, of 3 or more, at most 4 at a position with two copies
-  and two jokers; the jokers used; whether a natural is left) is tabled once per half of the
-  positions (`half_tables`: 0..6 and 13..7, every pattern of 0..2 naturals and every "a
-  natural of this position must be placed" variant, built at first use). A suit is two
-  lookups and a join over the runs crossing the middle (as many cross from each side; a run of
-  length 1 on one side meets one of 2 or more on the other). A run the programme lets span all
-  14 positions splits into two runs of 7: the value is right.
-- The taken card must be used: in a set (the choice says so) or in a run of its suit (the
-  variant that places a natural of its position).
-- Jokers are shared by the suits and the sets (max-plus over 0..2), "a card is left" is an
-  unused natural or joker, "a run" is suits' runs worth more than 0.
-- Pruning that keeps the answer: a set of one natural and two jokers of a rank below the Ace
-  is never needed, the run of that natural and the two jokers (a joker above it, or around the
-  King) uses the same cards, is worth at least as much and is a run.
-`opening_bound` is a cheap sound filter (an upper bound): the engine runs the exact search only
-where the bound leaves the answer open (`kanjax.games.konkan.engine`, `step_batch`); there
-`opening_relaxed` (one evaluation: runs and sets each from all the naturals) rules out most of
-the lanes that have none before any choice is tried.
+Three queries: `act_masks` (the picks and finishing actions of PHASE_ACT, KON-E6..E9),
+`opened_take` (KON-E11 for an opened player) and `opening_batch` (KON-E11 for an unopened
+one, exact), with `opening_bound` / `opening_relaxed` as cheap sound filters before it. How
+each is computed without a search at run time: docs/rules/konkan_engine.md ("The meld
+kernel").
 """
 
 from __future__ import annotations
