@@ -236,6 +236,54 @@ class TrickPlay(abc.ABC):
         return {}
 
 
+class InformationSets(abc.ABC):
+    """What a player has not seen, for the PIMC bots (`solvers.pimc`): layouts of the hidden
+    cards consistent with his observation, and each layout as plain trick-play data. A
+    layout is `holders`: each card's holder in the game's own codes (a player, -1 played, a
+    kitty, ...)."""
+
+    pimc_max_cards: ClassVar[int] = 10  # a PIMC bot searches from this many cards in hand
+
+    def pimc_limits(self) -> str:
+        """Why a PIMC bot cannot play this variant ("" if it can)."""
+        return ""
+
+    @abc.abstractmethod
+    def make_sampler(self, samples: int, tries: int) -> Callable[[Array, Array],
+                                                                  tuple[Array, Array]]:
+        """A jittable `(key, observation) -> (holders int[samples, cards], ok
+        bool[samples])`: `samples` layouts consistent with the observation, each found in at
+        most `tries` attempts (`ok` False: not found)."""
+
+    @abc.abstractmethod
+    def layout_view(self, observation: np.ndarray) -> dict[str, Any]:
+        """What `searched` and `layout_position` read of one observation (numpy)."""
+
+    @abc.abstractmethod
+    def searched(self, view: dict[str, Any], mask: np.ndarray, max_cards: int) -> bool:
+        """Whether a PIMC bot searches this decision: the observer to play in trick play,
+        with more than one play and at most `max_cards` cards in hand."""
+
+    @abc.abstractmethod
+    def layout_position(self, view: dict[str, Any], holders: np.ndarray) -> dict[str, Any]:
+        """The layout `holders` seen in `view` as trick play, the side the observer's:
+        `TrickPlay.trick_position`'s fields (but `moves`), `rules` (`trick_rules`' fields for
+        the layout's hand), and what the side plays for: `goal` (side_min, other_max; as
+        `trick_goals`') or None for the most points, `sign` times the value being the
+        observer's gain."""
+
+    def play_actions(self, view: dict[str, Any], play: int, mask: np.ndarray) -> list[int]:
+        """The legal actions that make, or go on making, the trick-play move `play` (a move
+        of `layout_position`'s positions): `play` itself where it is legal (a move is an
+        action id) by default."""
+        return [play] if mask[play] else []
+
+    def decision_key(self, observation: np.ndarray) -> bytes | None:
+        """The key under which a decision's scores are kept for the decisions after it that
+        make the same play (a play of several actions); None: never kept."""
+        return None
+
+
 class PbnDeals(abc.ABC):
     """Bridge PBN deals (`kanjax.core.pbn`): `from_deal` also reads one, `pbn` writes one."""
 
@@ -246,7 +294,7 @@ class PbnDeals(abc.ABC):
 
 CAPABILITIES: dict[str, type] = {
     "views": Views, "tournament": TournamentViews, "bots": Bots, "bench": Benchmarked,
-    "trick play": TrickPlay, "pbn": PbnDeals,
+    "trick play": TrickPlay, "information sets": InformationSets, "pbn": PbnDeals,
 }
 
 

@@ -262,7 +262,7 @@ def _pimc_timed(decisions: int, seed: int, threads: int, budget: int = 0) -> dic
     from solvers.pimc import Pimc
 
     env = kanjax.make("gonin_kan")
-    bot = Pimc(env, backend="cpu", threads=threads, budget=budget or None)
+    bot = Pimc(env, threads=threads, budget=budget or None)
     states = [convert.deal_state(env.deal_string(env.init(jax.random.PRNGKey(seed * 7 + k))),
                                  env.name)[1] for k in range(decisions + 2)]
     obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])

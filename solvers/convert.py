@@ -30,7 +30,7 @@ from solvers.position import Position, Rules
 from solvers.trick_play import legal_moves
 
 __all__ = ["deal_env", "deal_game", "deal_state", "from_deal", "from_pbn", "from_state",
-           "rules_of"]
+           "position_of", "rules_of"]
 
 
 def rules_of(env, state=None) -> Rules:
@@ -42,6 +42,14 @@ def rules_of(env, state=None) -> Rules:
     return Rules(**(env.trick_rules() if state is None else env.trick_rules(state)))
 
 
+def position_of(t: dict, rules: Rules) -> Position:
+    """The `Position` of trick play as plain data (`TrickPlay.trick_position`'s fields, or
+    `InformationSets.layout_position`'s) under `rules`."""
+    return Position(rules, tuple(t["hands"]), t["trump"], t["leader"], tuple(t["side"]),
+                    tuple(t["trick"]), t["led"], t["tricks_done"], t["taken"], t["taken_other"],
+                    play_cards=t.get("play_cards", 1), quad_led=t.get("quad_led", False))
+
+
 def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
     """An unbatched state in trick play -> (position, players), `players[seat]` the kanjax
     player in Position seat `seat` (so `players[position.to_move]` is
@@ -49,16 +57,13 @@ def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
     if np.ndim(state.current_player) != 0:
         raise ValueError(f"from_state takes one state, not a batch of shape "
                          f"{np.shape(state.current_player)}")
-    rules = rules_of(env, state)
     t = env.trick_position(state)
     players = tuple(t["players"])
-    pos = Position(rules, tuple(t["hands"]), t["trump"], t["leader"], tuple(t["side"]),
-                   tuple(t["trick"]), t["led"], t["tricks_done"], t["taken"], t["taken_other"],
-                   play_cards=t.get("play_cards", 1), quad_led=t.get("quad_led", False))
+    pos = position_of(t, rules_of(env, state))
     if players[pos.to_move] != int(state.current_player):
         raise ValueError(f"{env.name}: bad state: player {int(state.current_player)} to act, "
                          f"but player {players[pos.to_move]} is next in the trick")
-    if rules.limits:
+    if pos.rules.limits:
         return pos, players
     mask, allowed = set(t["moves"]), set(legal_moves(pos))
     if mask & allowed != allowed:

@@ -55,11 +55,12 @@ def test_kanjax_games_prints_each_games_capabilities(capsys):
     main(["games"])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["game", "players", "actions", "views", "tournament", "bots",
-                                "bench", "trick", "play", "pbn"]
+                                "bench", "trick", "play", "information", "sets", "pbn"]
     whist = next(line.split() for line in lines if line.startswith("whist"))
-    assert whist[3:] == ["yes"] * 6 and capabilities(kanjax.make("whist"))[-1] == "pbn"
+    assert whist[3:] == ["yes"] * 5 + ["-", "yes"]
+    assert capabilities(kanjax.make("whist"))[-1] == "pbn"
     konkan = next(line.split() for line in lines if line.startswith("konkan"))
-    assert konkan[-2:] == ["-", "-"]
+    assert konkan[-3:] == ["-", "-", "-"]
 
 
 def test_the_layers_above_never_probe_an_env_for_members():

@@ -21,7 +21,7 @@ from kanjax.games.kan import spec as ks
 from kanjax.games.kan.engine import PLAY
 from kanjax.games.kan.heuristic import make_heuristic
 from kanjax.games.kan.views import header_slots
-from solvers import convert, pimc, search
+from solvers import convert, pimc, pimc_jax, search
 from solvers import reference as ref
 
 
@@ -72,8 +72,8 @@ def test_problems_equal_encode_kan24_to_kan29(players):
 
     @jax.jit
     def problem(obs, holders):
-        v = pimc._view(env, obs)
-        return pimc._problem(env, v, pimc._cards(env, v), holders)
+        v = pimc_jax._view(env, obs)
+        return pimc_jax._problem(env, v, pimc_jax._cards(env, v), holders)
 
     for state in play_states(env, 30, players):
         obs = env.observe(state, state.current_player.astype(jnp.int32))
@@ -89,7 +89,7 @@ def test_problems_equal_encode_kan24_to_kan29(players):
 
 @pytest.fixture(scope="module")
 def bot():
-    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, lanes=16, backend="jax")
+    return pimc_jax.JaxPimc(kanjax.make("gonin_kan"), samples=4, lanes=16)
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +154,9 @@ def test_pimc_rejects_other_games():
     with pytest.raises(ValueError, match="whist"):
         pimc.Pimc(kanjax.make("whist"))
     with pytest.raises(ValueError, match="yonin_kan.*JAX search"):
-        pimc.Pimc(kanjax.make("yonin_kan"), backend="jax")
+        pimc_jax.JaxPimc(kanjax.make("yonin_kan"))
+    with pytest.raises(ValueError, match="whist"):
+        pimc.make_bot(kanjax.make("whist"))
 
 
 @pytest.mark.parametrize("players", [5, 6])
@@ -162,20 +164,19 @@ def test_cpu_layout_positions_are_the_engines_kan24_to_kan29(players):
     """On the true layout, the CPU path's position is `convert.from_state`'s from the
     mover's side, its goal the side's target (KAN-29)."""
     env = kanjax.make("gonin_kan", players=players)
-    view = jax.jit(lambda o: pimc._view(env, o))
+    rules = convert.rules_of(env)
     for state in play_states(env, 20, players + 10):
         obs = env.observe(state, state.current_player.astype(jnp.int32))
-        v = {k: np.asarray(a) for k, a in view(obs).items()}
-        pos = pimc.layout_position(env, v, np.asarray(true_holders(state)))
+        t = env.layout_position(env.layout_view(np.asarray(obs)), np.asarray(true_holders(state)))
+        pos = convert.position_of(t, rules)
         assert pos == dataclasses.replace(mover_position(env, state), root_moves=None)
         total = pos.taken + pos.taken_other + ref.remaining(pos)
-        goal = pimc.layout_goal(env, v, np.asarray(true_holders(state)), pos)
-        assert goal == (target(env, state), total - target(env, state))
+        assert t["goal"] == (target(env, state), total - target(env, state))
 
 
 @pytest.fixture(scope="module")
 def cpu_bot():
-    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4, backend="cpu")
+    return pimc.Pimc(kanjax.make("gonin_kan"), samples=4)
 
 
 def test_cpu_scores_on_the_true_layout_are_the_reference_goals_kan29(cpu_bot, endings):
@@ -184,30 +185,34 @@ def test_cpu_scores_on_the_true_layout_are_the_reference_goals_kan29(cpu_bot, en
     b = len(states)
     holders = jnp.broadcast_to(jnp.stack([true_holders(s) for s in states])[:, None],
                                (b, cpu_bot.samples, 53))
-    ok = jnp.zeros((b, cpu_bot.samples), bool).at[:, 0].set(True)
-    moves, score = cpu_bot.cpu_scores(obs, masks, jnp.ones(b, bool), holders, ok)
+    ok = np.zeros((b, cpu_bot.samples), bool)
+    ok[:, 0] = True
+    views = [cpu_bot.env.layout_view(o) for o in np.asarray(obs)]
+    got = cpu_bot.scores(views, np.asarray(holders), ok)
     for i, state in enumerate(states):
         pos = mover_position(cpu_bot.env, state)
         values = ref.move_values(pos)
-        got = {int(m): float(s) for m, s in zip(moves[i], score[i], strict=True) if m >= 0}
         t = target(cpu_bot.env, state)
-        assert got == ({} if len(values) == 1 else {m: float(v >= t)
-                                                    for m, v in values.items()}), i
+        searched = cpu_bot.env.searched(views[i], np.asarray(masks[i]), cpu_bot.max_cards)
+        assert searched == (len(values) > 1), i
+        assert got[i] == {m: float(v >= t) for m, v in values.items()}, i
 
 
 def test_cpu_pimc_decides_from_whole_hands(cpu_bot):
     """Trick 1 (whole hands, the CPU path's default): legal moves, each scored over the
     sampled layouts (a small node budget: open problems count 1/2)."""
     env = cpu_bot.env
-    small = pimc.Pimc(env, samples=2, budget=20_000, backend="cpu")
+    small = pimc.Pimc(env, samples=2, budget=20_000)
     states = play_states(env, 3, 11)
     obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
     masks = jnp.stack([s.legal_action_mask for s in states])
     keys = jax.vmap(jax.random.PRNGKey)(jnp.arange(len(states)))
-    holders, ok = small._sample(keys, obs)
-    moves, score = small.cpu_scores(obs, masks, jnp.ones(len(states), bool), holders, ok)
-    assert small.max_cards == 10 and (moves >= 0).any()
-    assert ((score >= 0) == (moves >= 0)).all() and (score <= 2).all()
+    holders, ok = (np.asarray(x) for x in small._sample(keys, obs))
+    views = [env.layout_view(o) for o in np.asarray(obs)]
+    scores = small.scores(views, holders, ok)
+    assert small.max_cards == 10 and any(scores)
+    for s, m in zip(scores, np.asarray(masks), strict=True):
+        assert all(m[a] and 0 <= x <= 1 for a, x in s.items())
     actions = small.decide(keys, obs, masks, jnp.ones(len(states), bool))
     assert all(bool(m[int(a)]) for m, a in zip(masks, actions, strict=True))
 
@@ -243,7 +248,7 @@ def other_kan(request):
     """A CPU PIMC bot for Yonin or Gambari Kan and late states of random matches (Yonin's
     include deal 1 with secret teams, KAN-52, and contracts, KAN-56)."""
     env = kanjax.make(request.param)
-    bot = pimc.Pimc(env, samples=2, backend="cpu")
+    bot = pimc.Pimc(env, samples=2)
     states = play_states(env, 24, 3, min_trick=6)
     if env.name == "yonin_kan":
         states += play_states(env, 4, 4, min_trick=5, contract=True)
@@ -259,22 +264,23 @@ def test_cpu_positions_and_goals_yonin_gambari_kan48_to_kan67(other_kan):
     b = len(states)
     obs = jnp.stack([env.observe(s, s.current_player.astype(jnp.int32)) for s in states])
     masks = jnp.stack([s.legal_action_mask for s in states])
-    view = jax.jit(jax.vmap(lambda o: pimc._view(env, o)))
-    vs = {k: np.asarray(a) for k, a in view(obs).items()}
-    holders = jnp.broadcast_to(jnp.stack([true_holders(s) for s in states])[:, None],
-                               (b, bot.samples, 53))
-    ok = jnp.zeros((b, bot.samples), bool).at[:, 0].set(True)
-    moves, score = bot.cpu_scores(obs, masks, jnp.ones(b, bool), holders, ok)
+    views = [env.layout_view(o) for o in np.asarray(obs)]
+    holders = np.broadcast_to(np.stack([true_holders(s) for s in states])[:, None],
+                              (b, bot.samples, 53))
+    ok = np.zeros((b, bot.samples), bool)
+    ok[:, 0] = True
+    got = bot.scores(views, holders, ok)
+    rules = convert.rules_of(env)
     secret = contract = 0
     for i, state in enumerate(states):
-        v = {k: a[i] for k, a in vs.items()}
-        pos = pimc.layout_position(env, v, np.asarray(true_holders(state)))
+        v = views[i]
+        pos = convert.position_of(env.layout_position(v, np.asarray(true_holders(state))), rules)
         assert pos == dataclasses.replace(mover_position(env, state), root_moves=None), i
         secret += bool((v["kankei"] < 0).any())
         contract += int(v.get("contract", [0])[0]) > 0
         want = mover_goal_results(env, state)
-        got = {int(m): float(x) for m, x in zip(moves[i], score[i], strict=True) if m >= 0}
-        assert got == ({} if len(want) == 1 else {m: float(r) for m, r in want.items()}), i
+        assert env.searched(v, np.asarray(masks[i]), bot.max_cards) == (len(want) > 1), i
+        assert got[i] == {m: float(r) for m, r in want.items()}, i
     if env.name == "yonin_kan":
         assert secret and contract, (secret, contract)
 

@@ -1,9 +1,9 @@
-"""The Da Bai Fen PIMC bot (solvers.pimc_dbf) on late trick-play states of engine play: given
-the true layout as every sample, its positions are the engine's (`convert.from_state`) and
-each play's score is the exact value (the reference search's P, for the mover's team); and
-its actions are legal through whole hands, multi-card leads and follows included, pick by
-pick. The rules' default config (DBF-24's penalty) with short matches (the DBF tests'
-DEFAULT)."""
+"""The PIMC bot (solvers.pimc) in Da Bai Fen (kanjax.games.da_bai_fen.layouts) on late
+trick-play states of engine play: given the true layout as every sample, its positions are the
+engine's (`convert.from_state`) and each play's score is the exact value (the reference
+search's P, for the mover's team); and its actions are legal through whole hands, multi-card
+leads and follows included, pick by pick. The rules' default config (DBF-24's penalty) with
+short matches (the DBF tests' DEFAULT)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ import numpy as np
 import pytest
 
 import kanjax
+import kanjax.capabilities
 from kanjax.bots import make_heuristic
 from kanjax.games.da_bai_fen import spec as ds
+from kanjax.games.da_bai_fen.sampler import KITTY
 from solvers import pimc
 from solvers import reference_dbf as rd
 from solvers.convert import from_state
-from solvers.pimc_dbf import KITTY, PimcDbf, layout_position, view
+from solvers.pimc import Pimc
 from solvers.position import play_cards
 from tests.games.da_bai_fen.cases import DEFAULT
 
@@ -28,7 +30,7 @@ MAX_CARDS = 4
 class Tools:
     def __init__(self) -> None:
         self.env = env = kanjax.make("da_bai_fen", **DEFAULT)
-        self.bot = PimcDbf(env, samples=4, max_cards=MAX_CARDS)
+        self.bot = Pimc(env, samples=4, max_cards=MAX_CARDS)
         self.step = jax.jit(env.step)
         self.observe = jax.jit(env.observe)
         self.summary = jax.jit(env.summary)
@@ -81,9 +83,10 @@ def test_DBF_26_DBF_30_true_layout_scores_are_exact_values(t):
         true = true_holders(s)
         assert (true == KITTY).sum() == ds.KITTY_SIZE
         pos, _ = from_state(t.env, s)
-        assert layout_position(t.env, view(t.env, obs), true) == pos
+        v = t.env.layout_view(obs)
+        assert t.bot.position(v, true)[0] == pos
         holders = np.repeat(true[None, None], 3, axis=1)
-        [scores] = t.bot.play_scores([obs], holders, np.ones((1, 3), bool))
+        [scores] = t.bot.scores([v], holders, np.ones((1, 3), bool))
         sign = 1 if cur % 2 == 1 - int(t.summary(s)["declaring"]) else -1
         want = {m: sign * v for m, v in rd.move_values(pos).items()}
         assert scores == pytest.approx(want)
@@ -96,7 +99,7 @@ def test_DBF_21_DBF_25_actions_are_legal_through_whole_hands(t):
     """The bot plays every seat of two matches' first hands (PIMC from 6 cards):
     every action it returns is legal, and among its searched decisions are picks inside
     multi-card leads and follows and `play`s closing multi-card leads."""
-    env, bot = t.env, PimcDbf(t.env, samples=4, max_cards=6)
+    env, bot = t.env, Pimc(t.env, samples=4, max_cards=6)
     inside = closes = asked = 0
     for seed in (3, 4):
         s, key = env.init(jax.random.PRNGKey(seed)), jax.random.PRNGKey(seed + 10)
@@ -107,8 +110,8 @@ def test_DBF_21_DBF_25_actions_are_legal_through_whole_hands(t):
             key, k1, k2 = jax.random.split(key, 3)
             a = int(bot.decide(k1[None], obs[None], mask[None], jnp.ones(1, bool))[0])
             assert bool(mask[a]), (seed, env.action_name(a))
-            v = view(env, np.asarray(obs))
-            if bot._asked(v, np.asarray(mask)):
+            v = env.layout_view(np.asarray(obs))
+            if env.searched(v, np.asarray(mask), bot.max_cards):
                 asked += 1
                 inside += bool(v["sel"].any()) and a < ds.NUM_CARDS
                 closes += a == ds.PLAY and v["sel"].sum() > 1
@@ -118,9 +121,10 @@ def test_DBF_21_DBF_25_actions_are_legal_through_whole_hands(t):
 
 def test_factory_and_supports():
     env = kanjax.make("da_bai_fen", **DEFAULT)
-    assert pimc.supports(env) and "da_bai_fen" in pimc.GAMES
-    assert isinstance(pimc.make_bot(env, samples=2, max_cards=3), PimcDbf)
+    assert pimc.supports(env) and "information sets" in kanjax.capabilities.capabilities(env)
+    bot = pimc.make_bot(env, samples=2, max_cards=3)
+    assert isinstance(bot, Pimc) and bot.max_cards == 3 and Pimc(env).max_cards == 6
     dun = kanjax.make("da_bai_fen", max_hands=12, jilin_dun=True)
     assert "jilin_dun" in pimc.unsupported(dun)
     with pytest.raises(ValueError, match="jilin_dun"):
-        PimcDbf(dun)
+        Pimc(dun)

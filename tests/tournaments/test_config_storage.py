@@ -111,8 +111,8 @@ def test_pimc_bot_settings():
     with pytest.raises(ConfigError, match=r"\[bots.random\] budget: only pimc bots take"):
         parse_config(GOOD.replace('kind = "random"', 'kind = "random"\nbudget = 3'))
     assert parse_config(pimc.replace('"gonin_kan"', '"yonin_kan"')).bots[1].kind == "pimc"
-    with pytest.raises(ConfigError, match="pimc bots play gonin_kan, yonin_kan, gambari_kan, "
-                                          "da_bai_fen only, not 'whist'"):
+    with pytest.raises(ConfigError, match="pimc bots play da_bai_fen, gambari_kan, gonin_kan, "
+                                          "yonin_kan only, not 'whist'"):
         parse_config(pimc.replace('"gonin_kan"', '"whist"').replace("n_rounds = 2", ""))
 
 

@@ -1,4 +1,4 @@
-"""A PIMC bot (solvers.pimc; Da Bai Fen: solvers.pimc_dbf) in a tournament: it decides all
+"""A PIMC bot (solvers.pimc, in the Kan games and in Da Bai Fen) in a tournament: it decides all
 its games of a chunk in one batched search per step, and every game is stored, none
 forfeited."""
 
@@ -32,7 +32,7 @@ kind = "heuristic"
 
 
 KAN = "n_rounds = 1"
-DBF = "max_hands = 1"  # one hand (solvers.pimc_dbf)
+DBF = "max_hands = 1"  # one hand
 
 
 @pytest.mark.parametrize("game, flags, seatings", [

@@ -53,6 +53,7 @@ from kanjax.core.match import MatchEnv, MatchState
 from kanjax.games.da_bai_fen import spec as ds
 from kanjax.games.da_bai_fen import trumps as sj
 from kanjax.games.da_bai_fen import views as dbf_views
+from kanjax.games.da_bai_fen.layouts import DbfLayouts
 from kanjax.scene import Scene
 
 N = ds.NUM_CARDS
@@ -95,7 +96,7 @@ def _header_slots(g: dict) -> dict:
 tables, quad_value = sj.tables, sj.quad_value  # the hand's card tables (DBF-5..8, V6, V8)
 
 
-class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay):
+class DbfEnv(MatchEnv, Views, TournamentViews, Bots, Benchmarked, TrickPlay, DbfLayouts):
     """Da Bai Fen (`da_bai_fen`): four players in two teams, hands until a team passes the
     target level. Actions: `spec` (picks 0..53, play, expose S H D C, pass, claim)."""
 

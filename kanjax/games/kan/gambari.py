@@ -24,12 +24,13 @@ from kanjax.games.kan.engine import (
     action_mask,
     gonin_joker_cards,
 )
+from kanjax.games.kan.layouts import KanLayouts
 from kanjax.games.kan.views import KanViews
 
 FIRST_TARGET = 9  # KAN-65
 
 
-class GambariKanEnv(KanViews, KanEnv):
+class GambariKanEnv(KanViews, KanEnv, KanLayouts):
     """Gambari Kan (`gambari_kan`): a whole match of `n_rounds` one-deal rounds."""
 
     active = 3

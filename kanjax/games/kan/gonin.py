@@ -37,13 +37,14 @@ from kanjax.games.kan.engine import (
     action_mask,
     gonin_joker_cards,
 )
+from kanjax.games.kan.layouts import KanLayouts
 from kanjax.games.kan.views import KanViews
 
 ACTIVE = 5  # active players per trick (KAN-16)
 ACES_JK = np.array([12, 25, 38, 51, JK])  # KAN-71
 
 
-class GoninKanEnv(KanViews, KanEnv):
+class GoninKanEnv(KanViews, KanEnv, KanLayouts):
     """Gonin Kan (`gonin_kan`, `players=5|6`): a whole match of `n_rounds` rounds."""
 
     active = ACTIVE

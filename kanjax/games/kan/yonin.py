@@ -34,6 +34,7 @@ from kanjax.games.kan.engine import (
     _round_trump,
     action_mask,
 )
+from kanjax.games.kan.layouts import KanLayouts
 from kanjax.games.kan.views import KanViews
 
 AS, AC = 51, 12  # KAN-53
@@ -57,7 +58,7 @@ def yonin_trick_strength(suit: Array, rank: Array, led: Array, trump: Array, is_
     return trick_kernel.card_strength(suit, rank, led, trump, is_jk & ~last, is_jk & last)
 
 
-class YoninKanEnv(KanViews, KanEnv):
+class YoninKanEnv(KanViews, KanEnv, KanLayouts):
     """Yonin Kan (`yonin_kan`): a whole match of `n_rounds` rounds of 1 to 3 deals."""
 
     active = 4
