@@ -103,7 +103,7 @@ def annotate(record: dict, from_trick: int = 1, backend: str = "auto",
     --all-moves` gives them), or play (by its cards' name; where `minimise`, what the other
     side takes: the module's docstring); `best` the most of them (the least where
     `minimise`); `loss` = how much the played card's value falls short of `best` (None
-    where the card played is one the solvers do not model, e.g. a Yonin joker under a
+    where the card played is one the solvers do not model, e.g. a low joker under a
     contract in trick 1). `budget`: the most search nodes a position may take (shared
     evenly by its cards' searches; on the cpu backend, which "auto" then picks); a
     position over it is `solved` False, with no values.

@@ -6,7 +6,7 @@
     kanjax solve "N:AK.. QJ.. T9.. 87.." --trump S --leader W   # an ending
     kanjax solve boards.pbn --table          # every board of a PBN file (tags, several)
     kanjax solve game.json --step 12 --all-moves   # a record, after its first 12 actions
-    kanjax solve "gonin_kan dealer=0 | ... " --all-moves --contracts
+    kanjax solve "<game> dealer=0 | ... " --all-moves --contracts   # a deal string
     kanjax solve --batch deals.txt           # or boards.pbn, or Parquet with a 'deal' column
 
 Value: what the side the game optimises takes (`TrickPlay.trick_position`), as its rules value
@@ -450,8 +450,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--step", type=int, metavar="N",
                    help="with a record: the state after its first N actions, at a card play "
                         "(default: the first card play)")
-    p.add_argument("--game", help="the game (default: the deal string's first word; whist "
-                                  "for PBN)")
+    p.add_argument("--game", help="the game (default: the deal string's first word; for "
+                                  "PBN, the game that reads PBN deals)")
     p.add_argument("--trump", help="the trump, as the game names it (e.g. NT S H D C), where "
                                    "the deal leaves it open (default: every choice, best "
                                    "first)")

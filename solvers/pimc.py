@@ -14,7 +14,7 @@ heuristic's move unless the search finds a better one.
 
 `make_bot(env, ...)` is a tournament's `pimc` bot; `decide(keys, observations, masks, active)`
 decides a batch of games, `policy(key, observation, mask)` one game (host code). On an
-accelerator, Gonin Kan's batched JAX search plays instead (`solvers.pimc_jax`).
+accelerator, the batched JAX search plays the games it can instead (`solvers.pimc_jax`).
 """
 
 from __future__ import annotations

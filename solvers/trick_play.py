@@ -103,7 +103,8 @@ def after(rules: Rules, trump: int, leader: int, trick: tuple[int, ...], led: in
 
 def legal_moves(pos: Position) -> list[int]:
     """The legal moves of `pos.to_move` (within `pos.root_moves` if set); [] once the deal is
-    over. ValueError if there are none before that (JK alone in Gonin's trick 10)."""
+    over. ValueError if there are none before that (a joker alone in a hand whose last trick
+    bars it)."""
     if pos.tricks_done == pos.rules.n_tricks:
         return []
     hand = sum(1 << c for c in pos.hands[pos.to_move])

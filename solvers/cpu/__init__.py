@@ -11,8 +11,8 @@ table with partition search), `bounds` (sure tricks, and sure points of point-ca
 play, DBF-20..30, a play as a card mask; `api.solve` sends such positions there).
 
 Supported: every rule `Rules` describes within the solvers' limits, at 2..6 seats, one card a
-play: plain tricks (whist, bridge's card play) and the Kan games (Gonin Kan at 5 active seats,
-Yonin Kan, Gambari Kan): point cards (KAN-3), tricks of any value, the joker (when it may be
+play: plain tricks (bridge's card play) and point-card tricks with a joker (the Kan rules):
+point cards (KAN-3), tricks of any value, the joker (when it may be
 played, KAN-25 / KAN-54; its lead naming a suit, KAN-26; its power, KAN-27, and the low joker
 of Yonin's last trick, KAN-54), any sides, roots within a trick, root move limits, and goals
 (the kankei's target, KAN-29; sukonku and juuroku, KAN-31 / KAN-32). Refused, with a ValueError

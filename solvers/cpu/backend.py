@@ -66,7 +66,7 @@ def _codes(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
 def _table_bits(cards: int) -> int:
     """log2 of a table's classes (twice as many entries): 2^12 up to 6 cards a hand, four
     times as many a card more, up to 2^19 (96 MB: 64 bytes a class and an entry; a full
-    table starts afresh; a whole Gonin Kan deal stores 0.2-0.5 million entries,
+    table starts afresh; a whole five-seat Kan deal stores 0.2-0.5 million entries,
     BENCHMARKS.md)."""
     return min(19, 12 + 2 * max(0, cards - 6))
 

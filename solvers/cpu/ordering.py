@@ -215,7 +215,7 @@ def follow_any(hands, jk, n, me, count, led, trump, side, best_s, best_p, cand, 
     it for sure, a point card of the led suit first (it scores now rather than fall to a
     higher card later), then the joker; else the lowest that beats the current best; else
     low, a card worth nothing first. (The point-card choices and the joker after the sure
-    winners: 11% fewer nodes on 64 whole Gonin deals than the plain lowest winners.)"""
+    winners: 11% fewer nodes on 64 whole five-seat Kan deals than the plain lowest winners.)"""
     mine = side[me]
     opp_after = -1
     mate_after = -1
