@@ -57,9 +57,10 @@ def from_state(env, state) -> tuple[Position, tuple[int, ...]]:
     if np.ndim(state.current_player) != 0:
         raise ValueError(f"from_state takes one state, not a batch of shape "
                          f"{np.shape(state.current_player)}")
+    rules = rules_of(env, state)
     t = env.trick_position(state)
     players = tuple(t["players"])
-    pos = position_of(t, rules_of(env, state))
+    pos = position_of(t, rules)
     if players[pos.to_move] != int(state.current_player):
         raise ValueError(f"{env.name}: bad state: player {int(state.current_player)} to act, "
                          f"but player {players[pos.to_move]} is next in the trick")

@@ -46,8 +46,23 @@ FAST = ("tests/test_conformance.py", "tests/test_cli_errors.py", "tests/test_rec
         "tests/games/whist/test_engine.py")
 
 
+# The longest files of the default run (a cold run's --durations), run first: `--dist
+# loadfile` gives each worker whole files in collection order, and a long file collected last
+# kept one worker busy minutes after the other had finished.
+LONGEST = ("tests/games/konkan/test_differential.py", "tests/games/da_bai_fen/test_differential.py",
+           "tests/test_accelerator_check.py", "tests/tournaments/test_every_game_tournament.py",
+           "tests/test_every_game.py", "tests/solvers/test_pimc.py", "tests/test_rollout.py",
+           "tests/test_play_terminal.py", "tests/test_step_batch.py",
+           "tests/solvers/test_cpu_dbf.py", "tests/games/conquian/test_differential.py",
+           "tests/test_cli_errors.py", "tests/tournaments/test_chunk_stream.py",
+           "tests/view/test_browser.py", "tests/view/test_svg.py")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(str(config.rootpath))
+    rank = {path: i for i, path in enumerate(LONGEST)}
+    items.sort(key=lambda item: rank.get(
+        Path(str(item.fspath)).relative_to(root).as_posix(), len(LONGEST)))  # stable
     for item in items:
         if item.get_closest_marker("slow"):
             continue
