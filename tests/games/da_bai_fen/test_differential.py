@@ -25,7 +25,7 @@ CONFIGS = [
     ("da_bai_fen", DEFAULT, 100),
     ("da_bai_fen", JILIN, 150),
     ("da_bai_fen", MASKED, 100),
-    ("da_bai_fen", SHORT, 1650),
+    ("da_bai_fen", SHORT, 800),
 ]
 SLOW_CONFIGS = CONFIGS + [("da_bai_fen", MIXED, 50),
                           ("da_bai_fen", {"jilin": True, "max_hands": 12,

@@ -41,12 +41,12 @@ from tests.harness import differential as hd
 # each config compiles its engine (about 17 CPU-seconds): n = 2..5 once each by default
 CONFIGS = [
     pytest.param(dict(n=2, opening_min=71, take_must_use_card=False, n_rounds=1,
-                      max_turns_per_round=100), 500, 100, id="n2-71-take-free-1round"),
-    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 500, 100, id="n3-1round"),
+                      max_turns_per_round=100), 300, 100, id="n2-71-take-free-1round"),
+    pytest.param(dict(n=3, n_rounds=1, max_turns_per_round=75), 300, 100, id="n3-1round"),
     pytest.param(dict(n=4, partnership=True, opening_min=71, reward="points", n_rounds=2,
                       max_turns_per_round=70), 400, 100, id="n4-pairs-71-2rounds"),
     pytest.param(dict(n=5, opening_requires_run=False, n_rounds=1, max_turns_per_round=60),
-                 600, 100, id="n5-no-run-1round"),
+                 300, 100, id="n5-no-run-1round"),
 ]
 SLOW_ONLY = [
     pytest.param(dict(n=4, partnership=True, reward="points", max_turns_per_round=70), 60, 30,
