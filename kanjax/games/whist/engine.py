@@ -18,7 +18,7 @@ State (`WhistState`), besides the common fields:
   LED (its led suit, -1 before the lead), BEST_S / BEST_P (its best card strength so far and
   who played it), NS / EW (tricks taken), WINNERS (13: winner of each trick, -1).
 
-Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `WhistEnv.obs_slices`): per card
+Observation `observe(state, p)` -> int16[179] (`OBS_SPEC`, `observation_spec().slices()`): per card
 [in p's hand, played by, in trick] (0:156), then me, current_player, trump, first_leader,
 leader, trick, n_played, led_suit, the tricks of N-S and E-W, the winner of each trick
 (166:179). Laid out in docs/rules/whist.md, section Information: played cards are public.
